@@ -1,0 +1,37 @@
+# Each target sets itself up: a local .venv with the pinned dependencies, rebuilt when
+# pyproject.toml changes. Only python3 (3.11+) and make are needed on the machine.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+HASH   := $(shell cat pyproject.toml | sha1sum | cut -c1-12)
+CORE   := $(VENV)/.core-$(HASH)
+FULL   := $(VENV)/.test-$(HASH)
+
+.PHONY: plan test check bench clean
+
+$(CORE):
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	@$(BIN)/python -m pip install --quiet --disable-pip-version-check -e .
+	@touch $@
+
+$(FULL): $(CORE)
+	@$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test,bench]'
+	@touch $@
+
+## plan: the offline plan of the sample stack (dev); pass options with ARGS="--format json"
+plan: $(CORE)
+	@$(BIN)/raygang plan $(ARGS)
+
+## test: the whole test suite (unit, property, golden, Pulumi mocks, real Ray), then lint and types
+test: $(FULL)
+	$(BIN)/python -m pytest $(ARGS)
+	$(BIN)/ruff check components tests benchmarks __main__.py
+	$(BIN)/ruff format --check components tests benchmarks __main__.py
+	$(BIN)/mypy
+
+## bench: benchmarks with ratios against baselines measured in the same run
+bench: $(FULL)
+	$(BIN)/python -m benchmarks $(ARGS)
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

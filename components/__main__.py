@@ -1,0 +1,7 @@
+"""``python -m components``: the ``raygang`` command line."""
+
+import sys
+
+from components.cli import main
+
+sys.exit(main())

@@ -1,0 +1,108 @@
+"""``raygang``: plan RayJob gangs offline, with the same code the Pulumi program runs.
+
+Exit codes: 0 success, 2 invalid input (a message naming the file and field, no traceback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from components.errors import SpecError
+from components.gang import Accounting
+from components.loader import load_files
+from components.plan import StackPlan, plan_stack
+from components.render import render_json, render_table, render_yaml, write_manifests
+from components.settings import StackSettings, read_stack_file
+
+__all__ = ["build_plan", "find_project_dir", "main"]
+
+EXIT_INVALID = 2
+
+
+def find_project_dir(start: Path | None = None) -> Path:
+    """The nearest directory holding ``Pulumi.yaml``, from ``start`` up; else this checkout."""
+    here = (start or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        if (folder / "Pulumi.yaml").is_file():
+            return folder
+    return Path(__file__).resolve().parent.parent
+
+
+def build_plan(
+    files: Sequence[Path],
+    stack: str | None,
+    accounting: str | None,
+    project_dir: Path,
+) -> StackPlan:
+    """Load inputs and plan them, exactly as the Pulumi program would.
+
+    Args:
+        files: RayJob/Queue YAML files; when empty, the stack's own jobs are planned.
+        stack: the stack whose ``raygang:*`` settings apply (``dev`` when planning a stack).
+        accounting: overrides the stack's accounting.
+        project_dir: where ``Pulumi.yaml`` and ``stacks/`` are.
+
+    Raises:
+        SpecError: every problem found in the inputs.
+    """
+    if stack is None and not files:
+        stack = "dev"
+    settings = (
+        read_stack_file(project_dir / "stacks" / f"Pulumi.{stack}.yaml") if stack else StackSettings()
+    )
+    if accounting is not None:
+        settings = settings.model_copy(update={"accounting": Accounting(accounting)})
+    if files:
+        docs = load_files(list(files))
+    else:
+        docs = load_files(
+            [Path(m) for m in settings.manifests], settings.jobs, settings.queues, base=project_dir
+        )
+    return plan_stack(docs.jobs, docs.queues, settings, docs.ignored)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="raygang",
+        description="Gang-schedule KubeRay RayJobs with Volcano: plan offline what Pulumi creates.",
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+    plan = sub.add_parser(
+        "plan",
+        help="print the PodGroup gang and the objects a stack or RayJob files would create",
+        description="Without FILE, plans the jobs of the stack (default: dev).",
+    )
+    plan.add_argument("files", nargs="*", type=Path, metavar="FILE", help="RayJob / Queue YAML")
+    plan.add_argument("--stack", help="stack whose raygang:* settings apply (default: dev)")
+    plan.add_argument("--accounting", choices=[a.value for a in Accounting])
+    plan.add_argument("--format", choices=["table", "json", "yaml"], default="table")
+    plan.add_argument("--out", type=Path, metavar="DIR", help="write one manifest file per object")
+    plan.add_argument("--project-dir", type=Path, help="directory of Pulumi.yaml (default: found)")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit code."""
+    args = _parser().parse_args(argv)
+    project_dir = args.project_dir or find_project_dir()
+    try:
+        plan = build_plan(args.files, args.stack, args.accounting, project_dir)
+    except SpecError as exc:
+        print("raygang: invalid input:", file=sys.stderr)
+        for problem in exc.problems:
+            print(f"  {problem}", file=sys.stderr)
+        return EXIT_INVALID
+    if args.out is not None:
+        for path in write_manifests(plan, args.out):
+            print(path)
+        return 0
+    render = {"table": render_table, "json": render_json, "yaml": render_yaml}[args.format]
+    sys.stdout.write(render(plan))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,196 @@
+"""The Pulumi layer: register a plan's objects as ``pulumi_kubernetes`` resources.
+
+Nothing here computes anything. :func:`components.plan.plan_job` decides every object,
+its order and its dependencies; these classes turn each planned object into one resource,
+add the ownerReferences whose UIDs only exist after creation, and wire ``depends_on``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import pulumi
+import pulumi_kubernetes as k8s
+from pulumi_kubernetes.apiextensions import CustomResource
+
+from components.errors import SpecError
+from components.manifests import owner_reference
+from components.plan import JobPlan, PlannedResource, plan_job
+from components.queues import QueueDecl, parse_queue
+from components.settings import JobSettings
+from components.spec import parse_rayjob
+from components.validate import check_rayjob
+
+__all__ = ["RayJobGang", "RayJobGangArgs", "VolcanoQueue"]
+
+
+def _custom(name: str, resource: PlannedResource, metadata: Any, opts: pulumi.ResourceOptions) -> CustomResource:
+    manifest = resource.manifest
+    return CustomResource(
+        name,
+        api_version=resource.api_version,
+        kind=resource.kind,
+        metadata=metadata,
+        spec=manifest.get("spec"),
+        opts=opts,
+    )
+
+
+class VolcanoQueue(pulumi.ComponentResource):
+    """A Volcano Queue created by the stack, ready once Volcano reports it Open.
+
+    Args:
+        name: the Pulumi resource name.
+        queue: a parsed declaration, or a Queue manifest (``{metadata: {name}, spec}``).
+        opts: the usual resource options (provider, parent, protect ...).
+    """
+
+    queue_name: pulumi.Output[str]
+
+    def __init__(
+        self,
+        name: str,
+        queue: QueueDecl | Mapping[str, Any],
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None:
+        super().__init__("raygang:index:VolcanoQueue", name, None, opts)
+        decl = queue if isinstance(queue, QueueDecl) else _or_run_error(lambda: parse_queue(queue, name))
+        self.decl = decl
+        planned = PlannedResource("queue", decl.manifest())
+        self.queue = _custom(
+            name, planned, dict(planned.manifest["metadata"]), pulumi.ResourceOptions(parent=self)
+        )
+        self.queue_name = pulumi.Output.from_input(decl.name)
+        self.register_outputs({"queueName": self.queue_name})
+
+
+def _or_run_error(build: Any) -> Any:
+    # A SpecError becomes a RunError: Pulumi prints its message without a Python traceback.
+    try:
+        return build()
+    except SpecError as exc:
+        raise pulumi.RunError(str(exc)) from None
+
+
+@dataclass
+class RayJobGangArgs:
+    """Inputs of :class:`RayJobGang`.
+
+    Attributes:
+        manifest: the RayJob, exactly as in a YAML file (ignored when ``plan`` is given).
+        settings: accounting, waits and timeouts; the job's ``raygang.dev/*`` annotations
+            override them.
+        queue: the :class:`VolcanoQueue` the job's ``volcano.sh/queue-name`` label names,
+            when this program creates it; the job then waits for it to be Open.
+        plan: a plan made beforehand (``__main__`` plans the whole stack first, so errors
+            in every job are reported together).
+        source: names the manifest in error messages.
+    """
+
+    manifest: Mapping[str, Any] | None = None
+    settings: JobSettings = field(default_factory=JobSettings)
+    queue: VolcanoQueue | None = None
+    plan: JobPlan | None = None
+    source: str = "RayJobGangArgs.manifest"
+
+
+def _plan_from_args(args: RayJobGangArgs) -> JobPlan:
+    if args.plan is not None:
+        return args.plan
+    if args.manifest is None:
+        raise SpecError.one(args.source, "<document>", "no manifest given", "a RayJob manifest")
+    item = parse_rayjob(args.manifest, args.source)
+    problems = check_rayjob(item)
+    if problems:
+        raise SpecError(problems)
+    declared = {args.queue.decl.name: args.queue.decl} if args.queue else {}
+    return plan_job(item, args.settings, declared)
+
+
+class RayJobGang(pulumi.ComponentResource):
+    """One RayJob, gang-scheduled by Volcano: record → PodGroup → RayCluster → submitter.
+
+    Outputs: ``pod_group_name``, ``min_member``, ``min_resources``, ``ray_cluster_name``,
+    ``submitter_job_name`` (None outside K8sJobMode), ``submission_id``, ``dashboard_url``
+    and ``gang_summary``.
+
+    Args:
+        name: the Pulumi resource name (``<namespace>/<job>`` in the stack program).
+        args: the manifest or plan, settings and queue.
+        opts: the usual resource options; children inherit provider and parent.
+    """
+
+    pod_group_name: pulumi.Output[str]
+    min_member: pulumi.Output[int]
+    min_resources: pulumi.Output[dict[str, str]]
+    ray_cluster_name: pulumi.Output[str]
+    submitter_job_name: pulumi.Output[str | None]
+    submission_id: pulumi.Output[str]
+    dashboard_url: pulumi.Output[str]
+    gang_summary: pulumi.Output[str]
+
+    def __init__(self, name: str, args: RayJobGangArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+        super().__init__("raygang:index:RayJobGang", name, None, opts)
+        plan = _or_run_error(lambda: _plan_from_args(args))
+        self.plan: JobPlan = plan
+        child = pulumi.ResourceOptions(parent=self)
+        created: dict[str, pulumi.Resource] = {}
+        if args.queue is not None:
+            created[f"Queue/{args.queue.decl.name}"] = args.queue
+        record_uid: pulumi.Output[str] | None = None
+
+        for resource in plan.resources:
+            if resource.role == "queue":
+                # Queues are shared by the stack's jobs and created once, outside any job.
+                continue
+            deps = [created[d] for d in resource.depends_on if d in created]
+            opts_i = pulumi.ResourceOptions.merge(child, pulumi.ResourceOptions(depends_on=deps))
+            metadata = dict(resource.manifest["metadata"])
+            if resource.owned and record_uid is not None:
+                metadata["ownerReferences"] = [owner_reference(plan.name, record_uid)]
+            rname = f"{name}-{resource.role}"
+            made: pulumi.Resource
+            if resource.role == "record":
+                record = k8s.core.v1.ConfigMap(
+                    rname, metadata=metadata, data=dict(resource.manifest["data"]), opts=opts_i
+                )
+                record_uid = record.metadata.apply(lambda m: m.uid)
+                made = record
+            elif resource.role == "submitter":
+                made = k8s.batch.v1.Job(
+                    rname,
+                    metadata=metadata,
+                    spec=resource.manifest["spec"],
+                    opts=pulumi.ResourceOptions.merge(
+                        opts_i, pulumi.ResourceOptions(delete_before_replace=True)
+                    ),
+                )
+            else:
+                made = _custom(rname, resource, metadata, opts_i)
+            created[resource.ref] = made
+        self.resources = created
+
+        gang = plan.gang
+        self.pod_group_name = pulumi.Output.from_input(plan.podgroup_name)
+        self.min_member = pulumi.Output.from_input(gang.min_member)
+        self.min_resources = pulumi.Output.from_input(gang.min_resources_strings())
+        self.ray_cluster_name = pulumi.Output.from_input(plan.name)
+        submitter = plan.resource("submitter")
+        self.submitter_job_name = pulumi.Output.from_input(submitter.name if submitter else None)
+        self.submission_id = pulumi.Output.from_input(plan.submission_id)
+        self.dashboard_url = pulumi.Output.from_input(plan.dashboard_url)
+        self.gang_summary = pulumi.Output.from_input(gang.summary())
+        self.register_outputs(
+            {
+                "podGroupName": self.pod_group_name,
+                "minMember": self.min_member,
+                "minResources": self.min_resources,
+                "rayClusterName": self.ray_cluster_name,
+                "submitterJobName": self.submitter_job_name,
+                "submissionId": self.submission_id,
+                "dashboardUrl": self.dashboard_url,
+                "gangSummary": self.gang_summary,
+            }
+        )

@@ -1,0 +1,90 @@
+"""Small builders for RayJob manifests in tests: the shapes KubeRay's own tests use."""
+
+from __future__ import annotations
+
+from typing import Any
+
+_UNSET: Any = object()
+
+
+def container(
+    name: str = "c",
+    requests: dict[str, Any] | None = None,
+    limits: dict[str, Any] | None = None,
+    image: str = "rayproject/ray:2.52.0",
+    **extra: Any,
+) -> dict[str, Any]:
+    resources: dict[str, Any] = {}
+    if requests is not None:
+        resources["requests"] = requests
+    if limits is not None:
+        resources["limits"] = limits
+    out: dict[str, Any] = {"name": name, "image": image, **extra}
+    if resources:
+        out["resources"] = resources
+    return out
+
+
+def worker(
+    group: str = "workers",
+    replicas: Any = _UNSET,
+    min_replicas: Any = _UNSET,
+    max_replicas: Any = _UNSET,
+    num_of_hosts: Any = _UNSET,
+    containers: list[dict[str, Any]] | None = None,
+    suspend: Any = _UNSET,
+    **pod: Any,
+) -> dict[str, Any]:
+    out: dict[str, Any] = {"groupName": group, "rayStartParams": {}}
+    for key, value in (
+        ("replicas", replicas),
+        ("minReplicas", min_replicas),
+        ("maxReplicas", max_replicas),
+        ("numOfHosts", num_of_hosts),
+        ("suspend", suspend),
+    ):
+        if value is not _UNSET:
+            out[key] = value
+    out["template"] = {"spec": {"containers": containers or [container("ray-worker")], **pod}}
+    return out
+
+
+def rayjob(
+    name: str = "rayjob-sample",
+    head: list[dict[str, Any]] | None = None,
+    workers: list[dict[str, Any]] | None = None,
+    mode: str | None = None,
+    labels: dict[str, str] | None = None,
+    annotations: dict[str, str] | None = None,
+    autoscaling: bool | None = None,
+    submitter_template: dict[str, Any] | None = None,
+    namespace: str = "default",
+    head_pod: dict[str, Any] | None = None,
+    **spec: Any,
+) -> dict[str, Any]:
+    cluster: dict[str, Any] = {
+        "rayVersion": "2.52.0",
+        "headGroupSpec": {
+            "rayStartParams": {},
+            "template": {
+                "spec": {
+                    "containers": head or [container("ray-head", {"cpu": "1", "memory": "2Gi"})],
+                    **(head_pod or {}),
+                }
+            },
+        },
+        "workerGroupSpecs": workers or [],
+    }
+    if autoscaling is not None:
+        cluster["enableInTreeAutoscaling"] = autoscaling
+    meta: dict[str, Any] = {"name": name, "namespace": namespace}
+    if labels:
+        meta["labels"] = labels
+    if annotations:
+        meta["annotations"] = annotations
+    body: dict[str, Any] = {"entrypoint": "python /home/ray/app/main.py", **spec, "rayClusterSpec": cluster}
+    if mode is not None:
+        body["submissionMode"] = mode
+    if submitter_template is not None:
+        body["submitterPodTemplate"] = submitter_template
+    return {"apiVersion": "ray.io/v1", "kind": "RayJob", "metadata": meta, "spec": body}

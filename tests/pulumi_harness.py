@@ -1,0 +1,112 @@
+"""Run Pulumi code under the SDK's own mocks and record what it registers.
+
+``MockResourceArgs`` carries no parent or dependencies, so a ``MockMonitor`` subclass
+records the raw ``RegisterResourceRequest`` instead: type, name, parent, dependencies,
+options and inputs, exactly as the engine would receive them.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pulumi
+import pulumi.runtime
+import yaml
+from pulumi.runtime import rpc
+from pulumi.runtime.mocks import MockMonitor
+
+PROJECT = "raygang"
+ROOT = Path(__file__).resolve().parents[1]
+
+
+class K8sMocks(pulumi.runtime.Mocks):
+    """Echo inputs back as outputs, with the UID the API server would assign."""
+
+    def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str, dict[str, Any]]:
+        state = dict(args.inputs)
+        if args.typ.startswith("kubernetes:"):
+            meta = dict(state.get("metadata") or {})
+            meta.setdefault("name", args.name)
+            meta["uid"] = f"uid-{args.name}"
+            state["metadata"] = meta
+        return args.name, state
+
+    def call(self, args: pulumi.runtime.MockCallArgs) -> dict[str, Any]:
+        return {}
+
+
+@dataclass
+class Registration:
+    urn: str
+    type: str
+    name: str
+    parent: str
+    dependencies: list[str]
+    inputs: dict[str, Any]
+    delete_before_replace: bool
+    replace_on_changes: list[str]
+    custom: bool
+
+
+class RecordingMonitor(MockMonitor):  # type: ignore[misc]
+    """A MockMonitor that keeps every registration request, in order."""
+
+    def __init__(self, mocks: pulumi.runtime.Mocks) -> None:
+        super().__init__(mocks)
+        self.registrations: list[Registration] = []
+
+    def RegisterResource(self, request: Any) -> Any:  # noqa: N802 - the gRPC method name
+        response = super().RegisterResource(request)
+        if request.type != "pulumi:pulumi:Stack":
+            self.registrations.append(
+                Registration(
+                    urn=response.urn,
+                    type=request.type,
+                    name=request.name,
+                    parent=request.parent,
+                    dependencies=list(request.dependencies),
+                    inputs=rpc.deserialize_properties(request.object),
+                    delete_before_replace=request.deleteBeforeReplace,
+                    replace_on_changes=list(request.replaceOnChanges),
+                    custom=request.custom,
+                )
+            )
+        return response
+
+    def by_name(self, name: str) -> Registration:
+        found = [r for r in self.registrations if r.name == name]
+        assert len(found) == 1, f"{name}: {len(found)} registrations"
+        return found[0]
+
+    def of_type(self, typ: str) -> list[Registration]:
+        return [r for r in self.registrations if r.type == typ]
+
+    def names(self) -> list[str]:
+        return [r.name for r in self.registrations]
+
+
+def stack_config(stack: str) -> dict[str, str]:
+    """A stack file's config as the Pulumi CLI hands it to a program: JSON text per key."""
+    data = yaml.safe_load((ROOT / "stacks" / f"Pulumi.{stack}.yaml").read_text())
+    return {
+        key: value if isinstance(value, str) else json.dumps(value)
+        for key, value in (data.get("config") or {}).items()
+    }
+
+
+def install(config: dict[str, str], preview: bool, stack: str = "dev") -> RecordingMonitor:
+    """Install fresh mocks and config for one test (set_mocks is process-global)."""
+    mocks = K8sMocks()
+    monitor = RecordingMonitor(mocks)
+    pulumi.runtime.set_all_config(config)
+    pulumi.runtime.set_mocks(mocks, project=PROJECT, stack=stack, preview=preview, monitor=monitor)
+    return monitor
+
+
+def stacks() -> Iterator[str]:
+    for path in sorted((ROOT / "stacks").glob("Pulumi.*.yaml")):
+        yield path.name.split(".")[1]

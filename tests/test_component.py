@@ -1,0 +1,192 @@
+"""The Pulumi layer under the SDK's mocks: resources, inputs, parents, dependencies."""
+
+from __future__ import annotations
+
+import runpy
+import sys
+from typing import Any
+
+import pulumi
+import pytest
+
+from tests.builders import container, rayjob, worker
+from tests.pulumi_harness import ROOT, RecordingMonitor, install, stack_config, stacks
+
+pytestmark = pytest.mark.pulumi
+
+QUEUE_T = "kubernetes:scheduling.volcano.sh/v1beta1:Queue"
+PG_T = "kubernetes:scheduling.volcano.sh/v1beta1:PodGroup"
+RC_T = "kubernetes:ray.io/v1:RayCluster"
+CM_T = "kubernetes:core/v1:ConfigMap"
+JOB_T = "kubernetes:batch/v1:Job"
+
+
+@pytest.fixture(params=[False, True], ids=["up", "preview"])
+def preview(request: pytest.FixtureRequest) -> bool:
+    return bool(request.param)
+
+
+def run_program(monitor: RecordingMonitor) -> dict[str, Any]:
+    """Run the project's __main__.py as the Pulumi language host would."""
+
+    @pulumi.runtime.test
+    def program() -> Any:
+        sys.path.insert(0, str(ROOT))
+        try:
+            runpy.run_path(str(ROOT / "__main__.py"), run_name="__main__")
+        finally:
+            sys.path.remove(str(ROOT))
+        return None
+
+    program()
+    return {r.name: r for r in monitor.registrations}
+
+
+class TestDevStack:
+    def test_registers_the_chain_with_dependencies(self, preview: bool) -> None:
+        monitor = install(stack_config("dev"), preview)
+        run_program(monitor)
+        types = [r.type for r in monitor.registrations]
+        assert types.count("raygang:index:VolcanoQueue") == 1
+        assert types.count("raygang:index:RayJobGang") == 1
+        queue = monitor.of_type(QUEUE_T)[0]
+        record = monitor.of_type(CM_T)[0]
+        podgroup = monitor.of_type(PG_T)[0]
+        cluster = monitor.of_type(RC_T)[0]
+        job = monitor.of_type(JOB_T)[0]
+        gang = monitor.of_type("raygang:index:RayJobGang")[0]
+        qcomp = monitor.of_type("raygang:index:VolcanoQueue")[0]
+
+        # Order of registration is the creation order.
+        order = [monitor.registrations.index(r) for r in (queue, record, podgroup, cluster, job)]
+        assert order == sorted(order)
+        # Explicit depends_on: Queue (Open) → record → PodGroup → RayCluster (ready) → Job.
+        assert queue.urn in record.dependencies
+        assert record.urn in podgroup.dependencies
+        assert podgroup.urn in cluster.dependencies
+        assert cluster.urn in job.dependencies
+        # Parents: the job's resources under the RayJobGang, the Queue under VolcanoQueue.
+        for child in (record, podgroup, cluster, job):
+            assert child.parent == gang.urn
+        assert queue.parent == qcomp.urn
+        assert gang.name == "default/demo-job"
+
+    def test_inputs(self) -> None:
+        monitor = install(stack_config("dev"), preview=False)
+        run_program(monitor)
+        queue = monitor.of_type(QUEUE_T)[0].inputs
+        assert queue["metadata"]["name"] == "ray-batch"
+        assert queue["metadata"]["annotations"]["pulumi.com/waitFor"] == "jsonpath={.status.state}=Open"
+
+        pg = monitor.of_type(PG_T)[0].inputs
+        assert pg["metadata"]["name"] == "ray-demo-job-pg"
+        assert pg["metadata"]["namespace"] == "default"
+        assert pg["spec"]["minMember"] == 3
+        assert pg["spec"]["minResources"] == {"cpu": "5500m", "memory": "10752Mi"}
+        assert pg["spec"]["queue"] == "ray-batch"
+        owner = pg["metadata"]["ownerReferences"][0]
+        assert owner == {
+            "apiVersion": "v1",
+            "kind": "ConfigMap",
+            "name": "demo-job",
+            "uid": "uid-default/demo-job-record",
+            "controller": True,
+            "blockOwnerDeletion": True,
+        }
+
+        rc = monitor.of_type(RC_T)[0].inputs
+        meta = rc["metadata"]
+        assert meta["name"] == "demo-job"
+        assert meta["annotations"]["pulumi.com/waitFor"] == "jsonpath={.status.state}=ready"
+        assert meta["labels"]["ray.io/originated-from-crd"] == "RayJob"
+        assert meta["labels"]["ray.io/originated-from-cr-name"] == "demo-job"
+        assert meta["ownerReferences"][0]["uid"] == "uid-default/demo-job-record"
+        head = rc["spec"]["headGroupSpec"]["template"]
+        assert head["spec"]["schedulerName"] == "volcano"
+        assert head["metadata"]["annotations"] == {
+            "scheduling.k8s.io/group-name": "ray-demo-job-pg",
+            "volcano.sh/task-spec": "headgroup",
+        }
+        assert head["metadata"]["labels"] == {"volcano.sh/queue-name": "ray-batch"}
+        worker_t = rc["spec"]["workerGroupSpecs"][0]["template"]
+        assert worker_t["metadata"]["annotations"]["volcano.sh/task-spec"] == "compute"
+
+        job_reg = monitor.of_type(JOB_T)[0]
+        job = job_reg.inputs
+        assert job_reg.delete_before_replace is True
+        assert job["metadata"]["annotations"]["pulumi.com/skipAwait"] == "true"
+        template = job["spec"]["template"]
+        assert template["metadata"]["annotations"]["volcano.sh/task-spec"] == "submittergroup"
+        assert template["spec"]["schedulerName"] == "volcano"
+        assert job["metadata"]["ownerReferences"][0]["kind"] == "ConfigMap"
+
+        record = monitor.of_type(CM_T)[0].inputs
+        assert record["metadata"]["name"] == "demo-job"
+        assert "rayjob.yaml" in record["data"]
+
+
+class TestEveryStack:
+    @pytest.mark.parametrize("stack", list(stacks()))
+    def test_stack_runs_under_mocks(self, stack: str, preview: bool) -> None:
+        monitor = install(stack_config(stack), preview, stack=stack)
+        run_program(monitor)
+        gangs = monitor.of_type("raygang:index:RayJobGang")
+        assert gangs, f"stack {stack} registered no job"
+        urns = [r.urn for r in monitor.registrations]
+        assert len(urns) == len(set(urns)), "duplicate URNs: the real engine would refuse them"
+        for gang in gangs:
+            children = [r for r in monitor.registrations if r.parent == gang.urn]
+            kinds = {r.type for r in children}
+            assert {CM_T, PG_T, RC_T} <= kinds
+
+
+class TestComposition:
+    def test_two_jobs_share_one_queue(self, preview: bool) -> None:
+        from components import RayJobGang, RayJobGangArgs, VolcanoQueue
+
+        monitor = install({}, preview)
+        manifests = [
+            rayjob(
+                name=name,
+                labels={"volcano.sh/queue-name": "team-a"},
+                workers=[worker("w", 1, 1, 1, 1, [container("w", {"cpu": "1", "memory": "1Gi"})])],
+            )
+            for name in ("etl", "train")
+        ]
+
+        @pulumi.runtime.test
+        def program() -> Any:
+            queue = VolcanoQueue("team-a", {"metadata": {"name": "team-a"}, "spec": {"weight": 1}})
+            gangs = [
+                RayJobGang(m["metadata"]["name"], RayJobGangArgs(manifest=m, queue=queue))
+                for m in manifests
+            ]
+            def check(values: list[Any]) -> None:
+                assert values == [2, 2, "ray-etl-pg", "ray-train-pg"]
+
+            return pulumi.Output.all(
+                *[g.min_member for g in gangs], *[g.pod_group_name for g in gangs]
+            ).apply(check)
+
+        program()
+        queue = monitor.of_type(QUEUE_T)
+        assert len(queue) == 1
+        for record in monitor.of_type(CM_T):
+            assert queue[0].urn in record.dependencies
+        assert len(monitor.of_type(PG_T)) == 2
+
+    def test_invalid_manifest_fails_with_a_clear_message(self) -> None:
+        from components import RayJobGang, RayJobGangArgs
+
+        install({}, preview=True)
+        bad = rayjob(workers=[worker("w", -1, 0, 1, 1)])
+
+        @pulumi.runtime.test
+        def program() -> Any:
+            RayJobGang("bad", RayJobGangArgs(manifest=bad, source="jobs/bad.yaml"))
+
+        with pytest.raises(pulumi.RunError) as info:
+            program()
+        message = str(info.value)
+        assert "jobs/bad.yaml" in message
+        assert "spec.rayClusterSpec.workerGroupSpecs[0].replicas" in message

@@ -1,0 +1,389 @@
+"""Gang arithmetic: KubeRay's Volcano adapter vectors, and the effective accounting."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from components.gang import (
+    Accounting,
+    compute_gang,
+    desired_worker_replicas,
+    kuberay_gang_for_cluster,
+    min_worker_replicas,
+)
+from components.quantity import format_resource_list
+from components.spec import RayClusterSpec, RayJob, WorkerGroupSpec, parse_rayjob
+from tests.builders import container, rayjob, worker
+
+SHARED = Path(__file__).resolve().parents[2] / "shared"
+
+
+def job_of(manifest: dict[str, Any]) -> RayJob:
+    return parse_rayjob(manifest, "test").job
+
+
+def kuberay(manifest: dict[str, Any]) -> tuple[int, dict[str, str]]:
+    gang = compute_gang(job_of(manifest), Accounting.KUBERAY)
+    return gang.min_member, gang.min_resources_strings()
+
+
+def effective(manifest: dict[str, Any]) -> tuple[int, dict[str, str]]:
+    gang = compute_gang(job_of(manifest), Accounting.EFFECTIVE)
+    return gang.min_member, gang.min_resources_strings()
+
+
+# --- KubeRay's volcano_scheduler_test.go fixtures (research kuberay.md §8.1) -------------
+
+FX_HEAD = container(
+    "ray-head", {"cpu": "256m", "memory": "256Mi"}, {"cpu": "500m", "memory": "512Mi"}
+)
+
+
+def fx_c(hosts: int, **cluster: Any) -> RayClusterSpec:
+    """FX-C(n): the RayCluster fixture (the worker has a GPU limit)."""
+    w = worker(
+        "workergroup", 2, 1, 4, hosts,
+        [container("ray-worker", {"cpu": "256m", "memory": "256Mi"},
+                   {"cpu": "500m", "memory": "512Mi", "nvidia.com/gpu": "1"})],
+    )
+    job = rayjob(head=[FX_HEAD], workers=[w], **cluster)
+    return job_of(job).spec.ray_cluster_spec  # type: ignore[return-value]
+
+
+def fx_j(hosts: int, mode: str) -> dict[str, Any]:
+    """FX-J(n): the RayJob fixture (no GPU limit on the worker)."""
+    w = worker(
+        "workergroup", 2, 1, 4, hosts,
+        [container("ray-worker", {"cpu": "256m", "memory": "256Mi"}, {"cpu": "500m", "memory": "512Mi"})],
+    )
+    return rayjob(
+        head=[FX_HEAD], workers=[w], mode=mode,
+        labels={"volcano.sh/queue-name": "test-queue", "ray.io/priority-class-name": "test-priority"},
+    )
+
+
+class TestKubeRayUnitVectors:
+    def test_v1_raycluster_desired(self) -> None:
+        members, res, _ = kuberay_gang_for_cluster(fx_c(1))
+        assert members == 3
+        assert format_resource_list(res) == {"cpu": "768m", "memory": "768Mi", "nvidia.com/gpu": "2"}
+
+    def test_v2_raycluster_num_of_hosts_2(self) -> None:
+        members, res, _ = kuberay_gang_for_cluster(fx_c(2))
+        assert members == 5
+        assert format_resource_list(res) == {"cpu": "1280m", "memory": "1280Mi", "nvidia.com/gpu": "4"}
+
+    @pytest.mark.parametrize(
+        ("hosts", "mode", "members", "cpu", "memory"),
+        [
+            (1, "HTTPMode", 3, "768m", "768Mi"),  # V6
+            (1, "K8sJobMode", 3, "1268m", "968Mi"),  # V7
+            (1, "SidecarMode", 3, "1268m", "968Mi"),  # V8
+            (2, "HTTPMode", 5, "1280m", "1280Mi"),  # V9
+            (2, "K8sJobMode", 5, "1780m", "1480Mi"),  # V10
+            (2, "SidecarMode", 5, "1780m", "1480Mi"),  # V11
+        ],
+    )
+    def test_v6_to_v11_rayjob(self, hosts: int, mode: str, members: int, cpu: str, memory: str) -> None:
+        assert kuberay(fx_j(hosts, mode)) == (members, {"cpu": cpu, "memory": memory})
+
+    def test_v14_autoscaling_uses_min_replicas(self) -> None:
+        members, res, _ = kuberay_gang_for_cluster(fx_c(1, autoscaling=True))
+        assert members == 2
+        assert format_resource_list(res) == {"cpu": "512m", "memory": "512Mi", "nvidia.com/gpu": "1"}
+
+    def test_v26_v27_live_spec_with_sidecar_submitter(self) -> None:
+        cluster = job_of(fx_j(1, "K8sJobMode")).spec.ray_cluster_spec
+        assert cluster is not None
+        members, res, _ = kuberay_gang_for_cluster(cluster)
+        assert (members, format_resource_list(res)) == (3, {"cpu": "768m", "memory": "768Mi"})
+        extra = job_of(rayjob(head=[container("submitter", {"cpu": "200m", "memory": "200Mi"})]))
+        sub = extra.spec.ray_cluster_spec.head_group_spec.template.spec.containers[0]  # type: ignore[union-attr]
+        members, res, _ = kuberay_gang_for_cluster(cluster, (sub,))
+        assert (members, format_resource_list(res)) == (3, {"cpu": "968m", "memory": "968Mi"})
+
+    def test_v28_all_workers_suspended(self) -> None:
+        w = worker("workergroup", 2, 1, 4, 1, [container("w", {"cpu": "256m", "memory": "256Mi"})], suspend=True)
+        cluster = job_of(rayjob(head=[FX_HEAD], workers=[w])).spec.ray_cluster_spec
+        members, res, _ = kuberay_gang_for_cluster(cluster)  # type: ignore[arg-type]
+        assert (members, format_resource_list(res)) == (1, {"cpu": "256m", "memory": "256Mi"})
+
+
+def _group(**kw: Any) -> WorkerGroupSpec:
+    return WorkerGroupSpec.model_validate(worker(**kw))
+
+
+class TestReplicaCounts:
+    @pytest.mark.parametrize(
+        ("replicas", "low", "high", "hosts", "suspend", "expected"),
+        [
+            (None, 1, 5, 1, None, 1),
+            (3, 1, 5, 1, None, 3),
+            (6, 1, 5, 1, None, 5),
+            (0, 1, 5, 1, None, 1),
+            (0, 5, 1, 1, True, 0),
+            (5, 1, 5, 4, False, 20),
+        ],
+    )
+    def test_get_worker_group_desired_replicas(
+        self, replicas: int | None, low: int, high: int, hosts: int, suspend: bool | None, expected: int
+    ) -> None:
+        group = _group(replicas=replicas, min_replicas=low, max_replicas=high, num_of_hosts=hosts, suspend=suspend)
+        assert desired_worker_replicas(group) == expected
+
+    @pytest.mark.parametrize(
+        ("g1", "g2", "expected"),
+        [
+            ((None, 1, 1, 5), (None, 1, 2, 5), 3),
+            ((0, 1, 2, 5), (6, 1, 2, 5), 7),
+            ((6, 1, 2, 5), (3, 1, 2, 5), 8),
+            ((3, 4, 1, 6), (3, 1, 2, 5), 15),
+        ],
+    )
+    def test_calculate_desired_replicas(self, g1: tuple[Any, ...], g2: tuple[Any, ...], expected: int) -> None:
+        groups = [
+            _group(group=f"g{i}", replicas=r, num_of_hosts=nh, min_replicas=lo, max_replicas=hi)
+            for i, (r, nh, lo, hi) in enumerate((g1, g2))
+        ]
+        assert sum(desired_worker_replicas(g) for g in groups) == expected
+
+    @pytest.mark.parametrize(
+        ("groups", "expected"),
+        [
+            ([(1, 2, 3, None)], 2),
+            ([(4, 2, 3, None)], 8),
+            ([(1, 4, 4, None), (2, 3, 3, None)], 10),
+            ([(1, 3, 3, True), (1, 1, 1, True)], 0),
+        ],
+    )
+    def test_calculate_min_replicas(self, groups: list[tuple[Any, ...]], expected: int) -> None:
+        built = [
+            _group(group=f"g{i}", num_of_hosts=nh, min_replicas=lo, max_replicas=hi, suspend=s)
+            for i, (nh, lo, hi, s) in enumerate(groups)
+        ]
+        assert sum(min_worker_replicas(g) for g in built) == expected
+
+    def test_min_member_wraps_like_int32_in_kuberay_mode(self) -> None:
+        w = worker("w", 2147483647, 0, 2147483647, 2, [container("w", {"cpu": "1"})])
+        assert kuberay(rayjob(workers=[w], mode="HTTPMode"))[0] == -1
+
+
+class TestCalculateResources:
+    """util_test.go TestCalculateResources (R1-R6): desired = autoscaling off, min = on."""
+
+    HEAD = [container("head", {"cpu": "1", "memory": "100Mi"})]
+
+    @pytest.mark.parametrize(
+        ("groups", "desired", "minimum"),
+        [
+            ([], ("1", "100Mi"), ("1", "100Mi")),
+            ([(2, 4, 3, "1", "200Mi", None)], ("9", "1700Mi"), ("7", "1300Mi")),
+            (
+                [(2, 2, 1, "2", "100Mi", None), (1, 3, 0, "1", "200Mi", None)],
+                ("12", "1100Mi"),
+                ("5", "300Mi"),
+            ),
+            ([(2, 3, 0, "2", "200Mi", True)], ("1", "100Mi"), ("1", "100Mi")),
+            ([(1, 3, 2, "4", "200Mi", True)], ("1", "100Mi"), ("1", "100Mi")),
+            ([(1, 2147483647, 2147483647, "1", "0", None)], ("2147483648", "100Mi"), ("2147483648", "100Mi")),
+        ],
+    )
+    def test_r1_to_r6(self, groups: list[tuple[Any, ...]], desired: tuple[str, str], minimum: tuple[str, str]) -> None:
+        workers = [
+            worker(f"g{i}", r, lo, None, nh, [container("w", {"cpu": cpu, "memory": mem})], suspend=s)
+            for i, (nh, r, lo, cpu, mem, s) in enumerate(groups)
+        ]
+        for scaling, (cpu, mem) in ((False, desired), (True, minimum)):
+            job = job_of(rayjob(head=self.HEAD, workers=workers, autoscaling=scaling))
+            _, res, _ = kuberay_gang_for_cluster(job.spec.ray_cluster_spec)  # type: ignore[arg-type]
+            assert format_resource_list(res) == {"cpu": cpu, "memory": mem}
+
+    def test_limits_fill_missing_requests_without_mutating(self) -> None:
+        head = [container("head", {"cpu": "1"}, {"cpu": "1", "memory": "200Mi"})]
+        job = job_of(rayjob(head=head))
+        _, res, _ = kuberay_gang_for_cluster(job.spec.ray_cluster_spec)  # type: ignore[arg-type]
+        assert format_resource_list(res) == {"cpu": "1", "memory": "200Mi"}
+        assert "memory" not in job.spec.ray_cluster_spec.head_group_spec.template.spec.containers[0].resources.requests  # type: ignore[union-attr]
+
+
+H = [container("ray-head", {"cpu": "1", "memory": "2Gi"})]
+
+
+def W(r: Any, lo: Any, hi: Any, nh: Any = 1, **kw: Any) -> dict[str, Any]:
+    return worker("gpu", r, lo, hi, nh, [container("w", {"cpu": "2", "memory": "4Gi"}, {"nvidia.com/gpu": "1"})], **kw)
+
+
+D8_HEAD = [
+    container("c1", {"cpu": "1", "memory": "1Gi"}, {"cpu": "2", "memory": "2Gi"}),
+    container("c2", None, {"cpu": "500m", "memory": "512Mi"}),
+]
+
+
+def d8_workers(g3_suspend: bool) -> list[dict[str, Any]]:
+    return [
+        worker("g1", 3, 1, 5, 1, [container("w", {"cpu": "500m", "memory": "512Mi"}, {"nvidia.com/gpu": "1"})]),
+        worker("g2", 1, 1, 2, 4, [container("w", {"cpu": "4", "memory": "8Gi", "ephemeral-storage": "10Gi", "example.com/foo": "3"})]),
+        worker("g3", 2, 2, 2, 1, [container("w", {"cpu": "8", "memory": "16Gi"})], suspend=g3_suspend),
+    ]
+
+
+class TestDerivedVectors:
+    """research kuberay.md §8.3: derived with the real apimachinery code."""
+
+    @pytest.mark.parametrize(
+        ("manifest", "members", "resources"),
+        [
+            pytest.param(rayjob(head=H, workers=[W(0, 2, 5)], mode="HTTPMode"), 3,
+                         {"cpu": "1", "memory": "2Gi", "nvidia.com/gpu": "0"}, id="D1"),
+            pytest.param(rayjob(head=H, workers=[W(6, 1, 4)], mode="HTTPMode"), 5,
+                         {"cpu": "13", "memory": "26Gi", "nvidia.com/gpu": "6"}, id="D2"),
+            pytest.param(rayjob(head=H, workers=[W(None, 2, 5)], mode="HTTPMode"), 3,
+                         {"cpu": "1", "memory": "2Gi", "nvidia.com/gpu": "0"}, id="D3"),
+            pytest.param(rayjob(head=H, workers=[W(3, 0, 10)], autoscaling=True), 1,
+                         {"cpu": "1500m", "memory": "2248Mi", "nvidia.com/gpu": "0"}, id="D4"),
+            pytest.param(rayjob(head=H, workers=[W(2, 0, 2)], submitter_template={"spec": {"containers": [container("s", {"cpu": "100m"})]}}),
+                         3, {"cpu": "5100m", "memory": "10Gi", "nvidia.com/gpu": "2"}, id="D5"),
+            pytest.param(rayjob(head=H, workers=[W(2, 0, 2)], submitter_template={"spec": {"containers": [container("s")]}}),
+                         3, {"cpu": "5", "memory": "10Gi", "nvidia.com/gpu": "2"}, id="D6"),
+            pytest.param(rayjob(head=H, workers=[W(2, 0, 2)], mode="InteractiveMode"), 3,
+                         {"cpu": "5", "memory": "10Gi", "nvidia.com/gpu": "2"}, id="D7"),
+            pytest.param(rayjob(head=D8_HEAD, workers=d8_workers(True)), 8,
+                         {"cpu": "19500m", "ephemeral-storage": "40Gi", "example.com/foo": "12",
+                          "memory": "36040Mi", "nvidia.com/gpu": "3"}, id="D8"),
+            pytest.param(rayjob(head=D8_HEAD, workers=d8_workers(False), autoscaling=True), 8,
+                         {"cpu": "34500m", "ephemeral-storage": "40Gi", "example.com/foo": "12",
+                          "memory": "67784Mi", "nvidia.com/gpu": "1"}, id="D9"),
+            pytest.param(rayjob(head=H, workers=[W(0, 0, None)], mode="HTTPMode"), 1,
+                         {"cpu": "1", "memory": "2Gi", "nvidia.com/gpu": "0"}, id="D10"),
+            pytest.param(rayjob(head=[container("h", {"cpu": "0", "memory": "1Gi"}, {"cpu": "2", "memory": "4Gi"})], mode="SidecarMode"),
+                         1, {"cpu": "500m", "memory": "1224Mi"}, id="D11"),
+            pytest.param(rayjob(head=H, workers=[W(2, 1, 4, 0)], mode="HTTPMode"), 1,
+                         {"cpu": "1", "memory": "2Gi", "nvidia.com/gpu": "0"}, id="D12"),
+            pytest.param(rayjob(head=[container("h", {"cpu": "1", "memory": "1G"})],
+                                workers=[worker("w", 1, 1, 1, 1, [container("w", {"cpu": "1", "memory": "512Mi"})])], mode="HTTPMode"),
+                         2, {"cpu": "2", "memory": "1536870912"}, id="D13"),
+            pytest.param(rayjob(head=[container("h", {"cpu": "1", "memory": "1G"})],
+                                workers=[worker("w", 1, 1, 1, 1, [container("w", {"cpu": "1", "memory": "512Mi"})])]),
+                         2, {"cpu": "2500m", "memory": "1746586112"}, id="D13b"),
+            pytest.param(rayjob(head=[container("h", {"cpu": "1000m", "memory": "1024Mi"})], mode="HTTPMode"),
+                         1, {"cpu": "1", "memory": "1Gi"}, id="D14"),
+            pytest.param(rayjob(head=[container("h", {"cpu": "1.5", "memory": "1.5Gi"})],
+                                workers=[worker("w", 3, 3, 3, 1, [container("w", {"cpu": "0.5", "memory": "0.5Gi"})])], mode="HTTPMode"),
+                         4, {"cpu": "3", "memory": "3Gi"}, id="D15"),
+            pytest.param(rayjob(head=[container("h", {"cpu": "1.5", "memory": "1.5Gi"})],
+                                workers=[worker("w", 3, 3, 3, 1, [container("w", {"cpu": "0.5", "memory": "0.5Gi"})])]),
+                         4, {"cpu": "3500m", "memory": "3272Mi"}, id="D15b"),
+            pytest.param(rayjob(head=H, workers=[worker("w", 2, None, None, 2, [
+                container("a", {"cpu": "1", "memory": "1Gi"}), container("b", {"cpu": "250m", "memory": "256Mi"})])],
+                mode="SidecarMode"), 5, {"cpu": "6500m", "memory": "7368Mi"}, id="D18"),
+            pytest.param(rayjob(head=H, workers=[W(1, 3, 5, 2)], autoscaling=True, mode="HTTPMode"), 7,
+                         {"cpu": "13", "memory": "26Gi", "nvidia.com/gpu": "6"}, id="D19"),
+        ],
+    )
+    def test_vector(self, manifest: dict[str, Any], members: int, resources: dict[str, str]) -> None:
+        assert kuberay(manifest) == (members, resources)
+
+
+class TestKubeRaySample:
+    """S1-S3: KubeRay's own ray-job.volcano-scheduler-queue.yaml sample."""
+
+    def sample(self) -> dict[str, Any]:
+        path = SHARED / "samples" / "kuberay" / "ray-job.volcano-scheduler-queue.yaml"
+        if not path.is_file():
+            pytest.skip(f"{path} is absent (the shared research folder is not beside this checkout)")
+        return next(d for d in yaml.safe_load_all(path.read_text()) if d and d.get("kind") == "RayJob")
+
+    @pytest.mark.parametrize(
+        ("mode", "resources"),
+        [
+            ("K8sJobMode", {"cpu": "3500m", "memory": "4296Mi"}),
+            ("HTTPMode", {"cpu": "3", "memory": "4Gi"}),
+            ("SidecarMode", {"cpu": "3500m", "memory": "4296Mi"}),
+        ],
+    )
+    def test_s1_s2_s3(self, mode: str, resources: dict[str, str]) -> None:
+        manifest = self.sample()
+        manifest["spec"]["submissionMode"] = mode
+        assert kuberay(manifest) == (3, resources)
+
+
+class TestEffectiveAccounting:
+    def test_dev_stack_shape(self) -> None:
+        job = rayjob(
+            name="demo-job",
+            head=H,
+            workers=[worker("compute", 2, 2, 2, 1, [container("w", {"cpu": "2", "memory": "4Gi"})])],
+            submitter_template={"spec": {"containers": [container("s", {"cpu": "500m", "memory": "512Mi"})]}},
+        )
+        assert effective(job) == (3, {"cpu": "5500m", "memory": "10752Mi"})
+        assert kuberay(job) == (3, {"cpu": "5500m", "memory": "10752Mi"})
+
+    def test_init_container_raises_head_peak(self) -> None:
+        head_pod = {"initContainers": [container("fetch-model", {"cpu": "4", "memory": "1Gi"})]}
+        job = rayjob(head=H, head_pod=head_pod, mode="InteractiveMode")
+        assert effective(job) == (1, {"cpu": "4", "memory": "2Gi"})
+        assert kuberay(job) == (1, {"cpu": "1", "memory": "2Gi"})
+        gang = compute_gang(job_of(job), Accounting.EFFECTIVE)
+        assert gang.differences == ("init container fetch-model raises head cpu from 1 to 4",)
+
+    def test_native_sidecar_adds_and_counts_in_later_init_peak(self) -> None:
+        # Sidecar log-agent (restartPolicy Always) runs for the pod's life: 1 + 0.5 = 1.5 cpu.
+        # The later init container runs beside it: 2 + 0.5 = 2.5 > 1.5, so the peak wins.
+        head_pod = {
+            "initContainers": [
+                container("log-agent", {"cpu": "500m", "memory": "128Mi"}, restartPolicy="Always"),
+                container("warmup", {"cpu": "2", "memory": "256Mi"}),
+            ]
+        }
+        job = rayjob(head=H, head_pod=head_pod, mode="InteractiveMode")
+        # memory: steady 2Gi + 128Mi = 2176Mi; init peak 256Mi + 128Mi = 384Mi < 2176Mi.
+        assert effective(job) == (1, {"cpu": "2500m", "memory": "2176Mi"})
+
+    def test_init_before_sidecar_is_not_added_to_it(self) -> None:
+        head_pod = {
+            "initContainers": [
+                container("warmup", {"cpu": "4"}),
+                container("log-agent", {"cpu": "1"}, restartPolicy="Always"),
+            ]
+        }
+        # K8s: max(1 + 1, 4) = 4, not 4 + 1.
+        assert effective(rayjob(head=H, head_pod=head_pod, mode="InteractiveMode"))[1]["cpu"] == "4"
+
+    def test_overhead_and_autoscaler(self) -> None:
+        head_pod = {"overhead": {"cpu": "250m", "memory": "120Mi"}}
+        job = rayjob(head=H, head_pod=head_pod, autoscaling=True, mode="InteractiveMode")
+        # head 1 + autoscaler 500m + overhead 250m; 2Gi + 512Mi + 120Mi.
+        assert effective(job) == (1, {"cpu": "1750m", "memory": "2680Mi"})
+        assert kuberay(job) == (1, {"cpu": "1", "memory": "2Gi"})
+
+    def test_autoscaler_options_override(self) -> None:
+        job = rayjob(head=H, autoscaling=True, mode="InteractiveMode")
+        job["spec"]["rayClusterSpec"]["autoscalerOptions"] = {
+            "resources": {"requests": {"cpu": "200m", "memory": "256Mi"}, "limits": {"cpu": "1", "memory": "1Gi"}}
+        }
+        assert effective(job) == (1, {"cpu": "1200m", "memory": "2304Mi"})
+
+    def test_sidecar_mode_submitter_in_head(self) -> None:
+        job = rayjob(head=H, mode="SidecarMode")
+        assert effective(job) == kuberay(job) == (1, {"cpu": "1500m", "memory": "2248Mi"})
+        gang = compute_gang(job_of(job), Accounting.EFFECTIVE)
+        assert gang.differences == ()
+
+    def test_clamped_replicas_for_both_numbers(self) -> None:
+        job = rayjob(head=H, workers=[W(0, 2, 5)], mode="InteractiveMode")
+        assert effective(job) == (3, {"cpu": "5", "memory": "10Gi", "nvidia.com/gpu": "2"})
+        assert kuberay(job) == (3, {"cpu": "1", "memory": "2Gi", "nvidia.com/gpu": "0"})
+
+    def test_zero_keys_dropped(self) -> None:
+        job = rayjob(head=H, workers=[W(0, 0, 5)], mode="InteractiveMode")
+        assert effective(job) == (1, {"cpu": "1", "memory": "2Gi"})
+
+    def test_submitter_init_container_counted(self) -> None:
+        template = {"spec": {"initContainers": [container("auth", {"cpu": "1"})], "containers": [container("s", {"cpu": "500m"})]}}
+        job = rayjob(head=H, submitter_template=template)
+        assert effective(job)[1]["cpu"] == "2"
+        assert kuberay(job)[1]["cpu"] == "1500m"
