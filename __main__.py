@@ -8,7 +8,7 @@ import pulumi
 from components import RayJobGang, RayJobGangArgs, VolcanoQueue
 from components.errors import SpecError
 from components.loader import load_files
-from components.plan import plan_stack
+from components.pipeline import plan_everything
 from components.settings import settings_from_getter
 
 
@@ -33,12 +33,22 @@ def main() -> None:
         docs = load_files(
             [Path(m) for m in settings.manifests], settings.jobs, settings.queues, base=here
         )
-        plan = plan_stack(docs.jobs, docs.queues, settings, docs.ignored)
+        plan = plan_everything(docs, settings, base=here)
     except SpecError as exc:
         raise pulumi.RunError(f"raygang: invalid input:\n{exc}") from None
 
     for note in plan.ignored:
         pulumi.log.info(note)
+    stuck = [j for j in plan.jobs if j.preflight is not None and j.preflight.never_admitted]
+    for job in stuck:
+        message = (
+            f"raygang: {job.namespace}/{job.name} can never be admitted as declared:\n  "
+            + "\n  ".join(job.preflight.reasons)
+        )
+        if settings.preflight == "error":
+            raise pulumi.RunError(message + "\n(set raygang:preflight: warn to apply anyway)")
+        if settings.preflight == "warn":
+            pulumi.log.warn(message)
     queues = {q.name: VolcanoQueue(q.name, q) for q in plan.queues}
     for job in plan.jobs:
         key = f"{job.namespace}/{job.name}"

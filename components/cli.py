@@ -13,7 +13,8 @@ from pathlib import Path
 from components.errors import SpecError
 from components.gang import Accounting
 from components.loader import load_files
-from components.plan import StackPlan, plan_stack
+from components.pipeline import plan_everything, resolve_now, resolve_snapshot
+from components.plan import StackPlan
 from components.render import render_json, render_table, render_yaml, write_manifests
 from components.settings import StackSettings, read_stack_file
 
@@ -36,6 +37,8 @@ def build_plan(
     stack: str | None,
     accounting: str | None,
     project_dir: Path,
+    cluster: Path | None = None,
+    now: str | None = None,
 ) -> StackPlan:
     """Load inputs and plan them, exactly as the Pulumi program would.
 
@@ -44,6 +47,9 @@ def build_plan(
         stack: the stack whose ``raygang:*`` settings apply (``dev`` when planning a stack).
         accounting: overrides the stack's accounting.
         project_dir: where ``Pulumi.yaml`` and ``stacks/`` are.
+        cluster: a cluster snapshot (``kubectl get ... -A -o yaml``) for facts and preflight;
+            overrides ``raygang:clusterSnapshot``.
+        now: the clock for lifecycle decisions (RFC 3339); overrides ``raygang:now``.
 
     Raises:
         SpecError: every problem found in the inputs.
@@ -51,7 +57,9 @@ def build_plan(
     if stack is None and not files:
         stack = "dev"
     settings = (
-        read_stack_file(project_dir / "stacks" / f"Pulumi.{stack}.yaml") if stack else StackSettings()
+        read_stack_file(project_dir / "stacks" / f"Pulumi.{stack}.yaml")
+        if stack
+        else StackSettings()
     )
     if accounting is not None:
         settings = settings.model_copy(update={"accounting": Accounting(accounting)})
@@ -61,7 +69,9 @@ def build_plan(
         docs = load_files(
             [Path(m) for m in settings.manifests], settings.jobs, settings.queues, base=project_dir
         )
-    return plan_stack(docs.jobs, docs.queues, settings, docs.ignored)
+    snapshot = resolve_snapshot(str(cluster), Path.cwd()) if cluster else None
+    clock = resolve_now(now) if now else None
+    return plan_everything(docs, settings, base=project_dir, snapshot=snapshot, now=clock)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -80,6 +90,15 @@ def _parser() -> argparse.ArgumentParser:
     plan.add_argument("--accounting", choices=[a.value for a in Accounting])
     plan.add_argument("--format", choices=["table", "json", "yaml"], default="table")
     plan.add_argument("--out", type=Path, metavar="DIR", help="write one manifest file per object")
+    plan.add_argument(
+        "--cluster",
+        type=Path,
+        metavar="FILE",
+        help="cluster snapshot: kubectl get nodes,pods,queues,podgroups,rayclusters,jobs,configmaps -A -o yaml",
+    )
+    plan.add_argument(
+        "--now", metavar="TIMESTAMP", help="fix the clock (RFC 3339) for lifecycle decisions"
+    )
     plan.add_argument("--project-dir", type=Path, help="directory of Pulumi.yaml (default: found)")
     return parser
 
@@ -89,7 +108,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     project_dir = args.project_dir or find_project_dir()
     try:
-        plan = build_plan(args.files, args.stack, args.accounting, project_dir)
+        plan = build_plan(
+            args.files, args.stack, args.accounting, project_dir, args.cluster, args.now
+        )
     except SpecError as exc:
         print("raygang: invalid input:", file=sys.stderr)
         for problem in exc.problems:

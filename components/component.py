@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 import pulumi
@@ -17,16 +18,20 @@ from pulumi_kubernetes.apiextensions import CustomResource
 
 from components.errors import SpecError
 from components.manifests import owner_reference
+from components.pipeline import finish_job
 from components.plan import JobPlan, PlannedResource, plan_job
 from components.queues import QueueDecl, parse_queue
 from components.settings import JobSettings
+from components.snapshot import ClusterSnapshot
 from components.spec import parse_rayjob
 from components.validate import check_rayjob
 
 __all__ = ["RayJobGang", "RayJobGangArgs", "VolcanoQueue"]
 
 
-def _custom(name: str, resource: PlannedResource, metadata: Any, opts: pulumi.ResourceOptions) -> CustomResource:
+def _custom(
+    name: str, resource: PlannedResource, metadata: Any, opts: pulumi.ResourceOptions
+) -> CustomResource:
     manifest = resource.manifest
     return CustomResource(
         name,
@@ -56,7 +61,11 @@ class VolcanoQueue(pulumi.ComponentResource):
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
         super().__init__("raygang:index:VolcanoQueue", name, None, opts)
-        decl = queue if isinstance(queue, QueueDecl) else _or_run_error(lambda: parse_queue(queue, name))
+        decl = (
+            queue
+            if isinstance(queue, QueueDecl)
+            else _or_run_error(lambda: parse_queue(queue, name))
+        )
         self.decl = decl
         planned = PlannedResource("queue", decl.manifest())
         self.queue = _custom(
@@ -87,6 +96,8 @@ class RayJobGangArgs:
         plan: a plan made beforehand (``__main__`` plans the whole stack first, so errors
             in every job are reported together).
         source: names the manifest in error messages.
+        snapshot: what the cluster reports, for the lifecycle decision and the preflight.
+        now: the clock for lifecycle decisions (default: the current time).
     """
 
     manifest: Mapping[str, Any] | None = None
@@ -94,6 +105,8 @@ class RayJobGangArgs:
     queue: VolcanoQueue | None = None
     plan: JobPlan | None = None
     source: str = "RayJobGangArgs.manifest"
+    snapshot: ClusterSnapshot | None = None
+    now: datetime | None = None
 
 
 def _plan_from_args(args: RayJobGangArgs) -> JobPlan:
@@ -106,7 +119,20 @@ def _plan_from_args(args: RayJobGangArgs) -> JobPlan:
     if problems:
         raise SpecError(problems)
     declared = {args.queue.decl.name: args.queue.decl} if args.queue else {}
-    return plan_job(item, args.settings, declared)
+    plan = finish_job(
+        plan_job(item, args.settings, declared),
+        queues=declared,
+        snapshot=args.snapshot,
+        now=args.now or datetime.now(UTC),
+    )
+    result = plan.preflight
+    if result is not None and result.never_admitted:
+        raise SpecError.one(
+            args.source,
+            "spec",
+            "the gang can never be admitted as declared: " + "; ".join(result.reasons),
+        )
+    return plan
 
 
 class RayJobGang(pulumi.ComponentResource):
@@ -131,7 +157,9 @@ class RayJobGang(pulumi.ComponentResource):
     dashboard_url: pulumi.Output[str]
     gang_summary: pulumi.Output[str]
 
-    def __init__(self, name: str, args: RayJobGangArgs, opts: pulumi.ResourceOptions | None = None) -> None:
+    def __init__(
+        self, name: str, args: RayJobGangArgs, opts: pulumi.ResourceOptions | None = None
+    ) -> None:
         super().__init__("raygang:index:RayJobGang", name, None, opts)
         plan = _or_run_error(lambda: _plan_from_args(args))
         self.plan: JobPlan = plan
@@ -146,7 +174,12 @@ class RayJobGang(pulumi.ComponentResource):
                 # Queues are shared by the stack's jobs and created once, outside any job.
                 continue
             deps = [created[d] for d in resource.depends_on if d in created]
-            opts_i = pulumi.ResourceOptions.merge(child, pulumi.ResourceOptions(depends_on=deps))
+            opts_i = pulumi.ResourceOptions.merge(
+                child,
+                pulumi.ResourceOptions(
+                    depends_on=deps, replace_on_changes=list(resource.replace_on_changes) or None
+                ),
+            )
             metadata = dict(resource.manifest["metadata"])
             if resource.owned and record_uid is not None:
                 metadata["ownerReferences"] = [owner_reference(plan.name, record_uid)]

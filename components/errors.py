@@ -11,16 +11,28 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-__all__ = ["Problem", "SpecError", "field_path"]
+__all__ = ["MapKey", "Problem", "SpecError", "describe_value", "field_path"]
 
 _PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
+_MAX_VALUE_CHARS = 80
+
+
+class MapKey(str):
+    """A key of a user map (a resource name, a label): always rendered as ``['key']``.
+
+    ``requests.cpu`` would read as if ``cpu`` were a field of the API; ``requests['cpu']``
+    says it is an entry of a map, the form Kubernetes' own messages use for quantities.
+    """
+
+    __slots__ = ()
 
 
 def field_path(parts: Iterable[str | int]) -> str:
-    """Render a location as ``spec.workerGroupSpecs[1].minReplicas``.
+    """Render a location as ``spec.workerGroupSpecs[1].resources.requests['cpu']``.
 
     Args:
-        parts: keys (str) and list indices (int), outermost first.
+        parts: keys (str; :class:`MapKey` for entries of a user map) and list indices
+            (int), outermost first.
 
     Returns:
         The dotted path; ``<document>`` for an empty location.
@@ -29,12 +41,55 @@ def field_path(parts: Iterable[str | int]) -> str:
     for part in parts:
         if isinstance(part, int):
             out += f"[{part}]"
-        elif not _PLAIN_KEY.fullmatch(part):
+        elif isinstance(part, MapKey) or not _PLAIN_KEY.fullmatch(part):
             # Keys such as ``nvidia.com/gpu`` would read as nested fields after a dot.
-            out += f"[{part!r}]"
+            out += f"[{str(part)!r}]"
         else:
             out += f".{part}" if out else part
     return out or "<document>"
+
+
+def describe_value(value: object) -> str:
+    """A short, type-revealing rendering of a value for messages.
+
+    YAML turns unquoted ``2.52`` into a float and ``yes`` into a bool; saying "the number
+    2.52" instead of just "2.52" tells the reader why a string field refused it.
+
+    Args:
+        value: any value loaded from YAML or JSON.
+
+    Returns:
+        E.g. ``the string 'two'``, ``the number 2.52``, ``null``, ``a list of 3 items``.
+    """
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return f"the boolean {str(value).lower()}"
+    if isinstance(value, int | float):
+        text = repr(value)
+        if len(text) > 30:
+            text = f"{text[:12]}...({len(text)} digits)"
+        return f"the number {text}"
+    if isinstance(value, str):
+        text = repr(value)
+        if len(text) > _MAX_VALUE_CHARS:
+            text = text[: _MAX_VALUE_CHARS - 4] + "...'"
+        return f"the string {text}"
+    if isinstance(value, dict):
+        return "an empty map {}" if not value else f"a map with keys {_keys(value)}"
+    if isinstance(value, list | tuple):
+        return "an empty list []" if not value else f"a list of {len(value)} items"
+    text = repr(value)
+    if len(text) > _MAX_VALUE_CHARS:
+        text = text[: _MAX_VALUE_CHARS - 3] + "..."
+    return f"{text} ({type(value).__name__})"
+
+
+def _keys(value: dict[object, object]) -> str:
+    names = [str(k) for k in list(value)[:4]]
+    more = ", ..." if len(value) > 4 else ""
+    text = ", ".join(names) + more
+    return text if len(text) <= _MAX_VALUE_CHARS else text[: _MAX_VALUE_CHARS - 3] + "..."
 
 
 @dataclass(frozen=True)
@@ -61,10 +116,14 @@ class Problem:
 
 
 class SpecError(ValueError):
-    """Raised when input cannot be planned; carries every problem found, not only the first."""
+    """Raised when input cannot be planned; carries every problem found, not only the first.
+
+    Identical problems (the same document loaded twice, one rule reached by two checks)
+    are reported once, in first-seen order.
+    """
 
     def __init__(self, problems: Sequence[Problem]) -> None:
-        self.problems: tuple[Problem, ...] = tuple(problems)
+        self.problems: tuple[Problem, ...] = tuple(dict.fromkeys(problems))
         super().__init__("\n".join(str(p) for p in self.problems))
 
     @classmethod

@@ -205,9 +205,13 @@ def _kuberay_submitter(job: RayJob) -> ResourceMap | None:
         template = job.spec.submitter_pod_template
         if template is not None:
             return kuberay_pod_requests(template.spec)
-        return kuberay_pod_requests(PodSpec(containers=[_submitter_container(DEFAULT_SUBMITTER_RESOURCES)]))
+        return kuberay_pod_requests(
+            PodSpec(containers=[_submitter_container(DEFAULT_SUBMITTER_RESOURCES)])
+        )
     if mode == "SidecarMode":
-        return kuberay_pod_requests(PodSpec(containers=[_submitter_container(DEFAULT_SUBMITTER_RESOURCES)]))
+        return kuberay_pod_requests(
+            PodSpec(containers=[_submitter_container(DEFAULT_SUBMITTER_RESOURCES)])
+        )
     return None
 
 
@@ -226,7 +230,9 @@ def _effective(job: RayJob, cluster: RayClusterSpec) -> Gang:
     causes: list[str] = []
     injected: list[tuple[str, Container]] = []
     if scaling:
-        injected.append(("autoscaler container (injected by KubeRay)", _autoscaler_container(cluster)))
+        injected.append(
+            ("autoscaler container (injected by KubeRay)", _autoscaler_container(cluster))
+        )
     mode = job.spec.submission_mode
     if mode == "SidecarMode":
         injected.append(
@@ -260,8 +266,10 @@ def _effective(job: RayJob, cluster: RayClusterSpec) -> Gang:
         raise OverflowError(f"minMember {members} exceeds the int32 maximum {INT32_MAX}")
     if mode == "K8sJobMode":
         template = job.spec.submitter_pod_template
-        spec = template.spec if template else PodSpec(
-            containers=[_submitter_container(DEFAULT_SUBMITTER_RESOURCES)]
+        spec = (
+            template.spec
+            if template
+            else PodSpec(containers=[_submitter_container(DEFAULT_SUBMITTER_RESOURCES)])
         )
         submitter = effective_pod_requests(spec, "submitter")
         causes += submitter.causes

@@ -14,10 +14,10 @@ from typing import Any
 
 import yaml
 
+from components import submitter
 from components.gang import HEAD_GROUP, SUBMITTER_GROUP, Gang
 from components.settings import JobSettings
 from components.spec import RayJobInput
-from components import submitter
 
 __all__ = [
     "GROUP_NAME_ANNOTATION",
@@ -156,7 +156,9 @@ def podgroup_manifest(item: RayJobInput, gang: Gang) -> dict[str, Any]:
     }
 
 
-def raycluster_manifest(item: RayJobInput, settings: JobSettings, submission_id: str) -> dict[str, Any]:
+def raycluster_manifest(
+    item: RayJobInput, settings: JobSettings, submission_id: str
+) -> dict[str, Any]:
     """The RayCluster KubeRay's constructRayClusterForRayJob would build, Volcano metadata included.
 
     The labels ``ray.io/originated-from-crd: RayJob`` and ``ray.io/originated-from-cr-name``
@@ -175,7 +177,9 @@ def raycluster_manifest(item: RayJobInput, settings: JobSettings, submission_id:
         head_spec = _mapping(head, "spec")
         containers = head_spec.get("containers")
         if isinstance(containers, list):
-            containers.append(submitter.sidecar_container(spec=item.raw_spec(), submission_id=submission_id))
+            containers.append(
+                submitter.sidecar_container(spec=item.raw_spec(), submission_id=submission_id)
+            )
         head_spec["restartPolicy"] = "Never"
         annotations["ray.io/disable-provisioned-head-restart"] = "true"
     if mode == "K8sJobMode":

@@ -171,7 +171,11 @@ def plan_job(
         raise SpecError.one(item.source, "spec.rayClusterSpec", "is required but missing")
     try:
         gang = compute_gang(job, settings.accounting)
-        kuberay = gang if settings.accounting is Accounting.KUBERAY else compute_gang(job, Accounting.KUBERAY)
+        kuberay = (
+            gang
+            if settings.accounting is Accounting.KUBERAY
+            else compute_gang(job, Accounting.KUBERAY)
+        )
     except OverflowError as exc:
         raise SpecError.one(
             item.source, "spec.rayClusterSpec.workerGroupSpecs", str(exc), "fewer replicas or hosts"

@@ -12,7 +12,7 @@ Two rules live here:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from components.quantity import Quantity, max_resource_lists, sum_resource_lists
@@ -121,7 +121,9 @@ def effective_pod_requests(
     after = max_resource_lists(total, peak)
     for name in sorted(peak_owner):
         causes += _changes(
-            f"init container {peak_owner[name]}", pod, {name: total[name]} if name in total else {},
+            f"init container {peak_owner[name]}",
+            pod,
+            {name: total[name]} if name in total else {},
             {name: after[name]},
         )
     total = after
@@ -137,6 +139,4 @@ def effective_pod_requests(
         causes += _changes("pod overhead", pod, total, after)
         total = after
 
-    return EffectiveRequests(
-        requests={k: v for k, v in total.items() if v}, causes=tuple(causes)
-    )
+    return EffectiveRequests(requests={k: v for k, v in total.items() if v}, causes=tuple(causes))

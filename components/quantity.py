@@ -26,7 +26,6 @@ import enum
 import json
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import FrozenInstanceError
 from fractions import Fraction
 from typing import Any, Final, NoReturn
 
@@ -61,6 +60,7 @@ _MAX_DIGITS: Final = 1000
 _MAX_EXPONENT: Final = 1000
 
 _INT32_MIN: Final = -(1 << 31)
+_INT32_MAX: Final = (1 << 31) - 1
 _INT64_MAX: Final = (1 << 63) - 1
 
 
@@ -108,11 +108,29 @@ _SUFFIXES: Final[dict[str, tuple[int, int, Format]]] = {
     "Ei": (2, 60, _BIN),
 }
 
+# For the fast path in Quantity.parse: suffix -> (binary, nanos per unit,
+# exponent, most digits Go's binary int64 fast path takes, largest value that
+# does not overflow it, format).
+_FIXED: Final[dict[str, tuple[bool, int, int, int, int, Format]]] = {
+    suffix: (
+        base == 2,
+        (1 << exp) * _NANO if base == 2 else 10 ** (exp + 9),
+        exp,
+        14 - exp * 3 // 10 if base == 2 else _FAST_DIGITS,
+        _INT64_MAX >> exp if base == 2 else _INT64_MAX,
+        fmt,
+    )
+    for suffix, (base, exp, fmt) in _SUFFIXES.items()
+}
+
 # Go prints no suffix at all for exponents missing from its tables (10^21 in
 # DecimalSI prints as "1"); ``dict.get(e, "")`` reproduces that.
-_DECIMAL_SUFFIX_BY_EXP: Final = {-9: "n", -6: "u", -3: "m", 0: "", 3: "k", 6: "M", 9: "G"}
-_DECIMAL_SUFFIX_BY_EXP.update({12: "T", 15: "P", 18: "E"})
+_DECIMAL_SUFFIX_BY_EXP: Final = {
+    exp: suffix for suffix, (base, exp, _) in _SUFFIXES.items() if base == 10
+}
 _BINARY_SUFFIX_BY_POWER: Final = ("", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei")
+
+_ONE_LETTER_SUFFIXES: Final = frozenset("numkMGTPE")
 
 _POW10: Final = tuple(10**i for i in range(_FAST_DIGITS + 10))
 
@@ -151,6 +169,11 @@ def _interpret_exponent(suffix: str) -> int | None:
     if not -_INT64_MAX - 1 <= exponent <= _INT64_MAX:
         return None
     return _wrap_int32(exponent)
+
+
+def _check_exponent(text: str, scale: int) -> None:
+    if scale > _MAX_EXPONENT:
+        _fail(text, f"exponent out of the supported range (at most {_MAX_EXPONENT})")
 
 
 def _wrap_int32(value: int) -> int:
@@ -204,19 +227,19 @@ def _canonical(nanos: int, fmt: Format) -> str:
     return f"{sign}{mantissa_digits}{suffix}"
 
 
-_set = object.__setattr__
-
-
 class Quantity:
     """An exact Kubernetes quantity: a value, a format and Go's cached text.
 
-    Instances are immutable and hashable. Equality and ordering compare the
-    numeric value only, as Go's ``Cmp`` does; the format and the cached text
-    do not take part.
+    Instances are immutable in the way ``fractions.Fraction`` is: the state
+    lives in private slots behind read-only properties. They are hashable.
+    Equality and ordering compare the numeric value only, as Go's ``Cmp``
+    does; the format and the cached text do not take part.
 
     ``Quantity("500m")`` is the same as ``Quantity.parse("500m")``.
     """
 
+    # No __setattr__ guard: it would force object.__setattr__ on every
+    # construction, which more than doubles the cost of parse (a hot path).
     __slots__ = ("_canon", "_format", "_nanos", "_text")
 
     _nanos: int
@@ -226,29 +249,13 @@ class Quantity:
 
     def __init__(self, text: str | int | float) -> None:
         parsed = Quantity.parse(text)
-        _set(self, "_nanos", parsed._nanos)
-        _set(self, "_format", parsed._format)
-        _set(self, "_text", parsed._text)
-        _set(self, "_canon", parsed._canon)
-
-    @classmethod
-    def _make(cls, nanos: int, fmt: Format, text: str | None) -> Quantity:
-        # Bypasses __init__ (which parses) and the immutability guard.
-        self = object.__new__(cls)
-        _set(self, "_nanos", nanos)
-        _set(self, "_format", fmt)
-        _set(self, "_text", text)
-        _set(self, "_canon", None)
-        return self
-
-    def __setattr__(self, name: str, value: object) -> NoReturn:
-        raise FrozenInstanceError(f"cannot assign to field {name!r}: Quantity is immutable")
-
-    def __delattr__(self, name: str) -> NoReturn:
-        raise FrozenInstanceError(f"cannot delete field {name!r}: Quantity is immutable")
+        self._nanos = parsed._nanos
+        self._format = parsed._format
+        self._text = parsed._text
+        self._canon = parsed._canon
 
     def __reduce__(self) -> tuple[Any, tuple[int, Format, str | None]]:
-        return (Quantity._make, (self._nanos, self._format, self._text))
+        return (_make, (self._nanos, self._format, self._text))
 
     def __copy__(self) -> Quantity:
         return self
@@ -281,61 +288,45 @@ class Quantity:
             text = _coerce(text)
         if text == "0":
             return _ZERO
-        match = _fullmatch(text)
-        if match is None:
-            _fail(text)
-        sign, zeros, digits, fraction, suffix = match.groups()
-        fraction = fraction or ""
-        entry = _SUFFIXES.get(suffix)
-        if entry is None:
-            exponent = _interpret_exponent(suffix)
-            if exponent is None:
-                _fail(text, f"unknown suffix {_quote(suffix)}")
-            base, fmt = 10, _EXP
+        if not text:
+            _fail(text, "empty")
+        # Fast path for the common forms, an unsigned number with a fixed
+        # suffix ("500m", "0.5", "2Gi", "1.5Gi"), without the regular expression.
+        last = text[-1]
+        if last == "i":
+            number, suffix = text[:-2], text[-2:]
+        elif last in _ONE_LETTER_SUFFIXES:
+            number, suffix = text[:-1], last
         else:
-            base, exponent, fmt = entry
-        shifted = (digits or "0") + fraction
-
-        if base == 10:
-            # Go keeps the scale in an int32, so it wraps too.
-            scale = _wrap_int32(exponent - len(fraction))
-            if scale > _MAX_EXPONENT or exponent == _INT32_MIN:
-                _fail(text, f"exponent out of the supported range (at most {_MAX_EXPONENT})")
-            if len(shifted) <= _FAST_DIGITS and scale >= -9:
-                nanos = int(shifted) * (
-                    _POW10[scale + 9] if scale < _FAST_DIGITS else 10 ** (scale + 9)
-                )
-                # Go reuses the input as the printed form only when this
-                # heuristic calls it canonical (it need not be: "+1", "1.").
-                keep = scale % 3 == 0 and shifted[0] != "0" and not shifted.endswith("000")
-                return cls._make(-nanos if sign == "-" else nanos, fmt, text if keep else None)
-        elif not fraction:
-            value = int(shifted)
-            # Go's fast path for binary suffixes needs an estimated number of
-            # spare int64 digits and no int64 overflow; only it keeps the text.
-            if len(shifted) <= 14 - exponent * 3 // 10 and value << exponent <= _INT64_MAX:
-                nanos = (value << exponent) * _NANO
-                return cls._make(
-                    -nanos if sign == "-" else nanos, fmt, text if value & 7 else None
-                )
-
-        # Go's slow path: exact big decimal, then round the magnitude up to nano.
-        if not (zeros or digits or fraction):
-            _fail(text, "no digits")
-        significant = shifted.lstrip("0")
-        if len(significant) > _MAX_DIGITS:
-            _fail(text, f"more than {_MAX_DIGITS} significant digits")
-        mantissa = int(significant) if significant else 0
-        if base == 10:
-            magnitude = _scale_up(mantissa, len(significant), scale + 9)
-        else:
-            magnitude = _scale_up(mantissa << exponent, len(significant) + 19, 9 - len(fraction))
-            magnitude = min(magnitude, _BINARY_CAP_NANOS)
-            if 0 < magnitude < _NANO:
-                # Go switches sub-unit binary values to DecimalSI while parsing,
-                # which then decides the format of sums that start with them.
-                fmt = _DEC
-        return cls._make(-magnitude if sign == "-" else magnitude, fmt, None)
+            number, suffix = text, ""
+        fixed = _FIXED.get(suffix)
+        if fixed is not None and number.isascii():
+            whole, _, fraction = number.partition(".")
+            if (whole + fraction).isdigit():
+                binary, multiplier, exponent, max_digits, max_value, fmt = fixed
+                # Go strips leading zeros before it counts digits.
+                shifted = (whole.lstrip("0") or "0") + fraction
+                if len(shifted) <= _FAST_DIGITS:
+                    if not binary:
+                        scale = exponent - len(fraction)
+                        if scale >= -9:
+                            # Go reuses the input as the printed form only when
+                            # a heuristic calls it canonical ("01" passes).
+                            keep = (
+                                scale % 3 == 0 and shifted[0] != "0" and not shifted.endswith("000")
+                            )
+                            nanos = int(shifted) * _POW10[scale + 9]
+                            return _make(nanos, fmt, text if keep else None)
+                    elif not fraction and len(shifted) <= max_digits:
+                        value = int(shifted)
+                        if value <= max_value:
+                            return _make(value * multiplier, fmt, text if value & 7 else None)
+                    else:
+                        # Go's exact path: round up to nano, cap, and no text.
+                        nanos = _ceil_div(int(shifted) * multiplier, _POW10[len(fraction)])
+                        nanos = min(nanos, _BINARY_CAP_NANOS)
+                        return _make(nanos, _DEC if 0 < nanos < _NANO else fmt, None)
+        return _parse_general(text)
 
     @classmethod
     def zero(cls) -> Quantity:
@@ -363,10 +354,10 @@ class Quantity:
         if isinstance(value, bool) or not isinstance(value, int | Fraction):
             raise TypeError(f"value must be an int or Fraction, not {type(value).__name__}")
         if isinstance(value, int):
-            return cls._make(value * _NANO, fmt, None)
+            return _make(value * _NANO, fmt, None)
         scaled = value.numerator * _NANO
         magnitude = _ceil_div(abs(scaled), value.denominator)
-        return cls._make(-magnitude if scaled < 0 else magnitude, fmt, None)
+        return _make(-magnitude if scaled < 0 else magnitude, fmt, None)
 
     # Accessors --------------------------------------------------------------
 
@@ -389,7 +380,7 @@ class Quantity:
         canon = self._canon
         if canon is None:
             canon = _canonical(self._nanos, self._format)
-            _set(self, "_canon", canon)
+            self._canon = canon
         return canon
 
     def milli_value(self) -> int:
@@ -414,7 +405,7 @@ class Quantity:
         if not isinstance(other, Quantity):
             return NotImplemented
         fmt = self._format if self._nanos else other._format
-        return Quantity._make(self._nanos + other._nanos, fmt, None)
+        return _make(self._nanos + other._nanos, fmt, None)
 
     def __mul__(self, k: int) -> Quantity:
         """Go's ``Mul`` by a non-negative integer; the format is kept.
@@ -429,7 +420,7 @@ class Quantity:
             raise TypeError("cannot multiply a Quantity by a bool")
         if k < 0:
             raise ValueError(f"cannot multiply a Quantity by a negative number ({k})")
-        return Quantity._make(self._nanos * k, self._format, None)
+        return _make(self._nanos * k, self._format, None)
 
     __rmul__ = __mul__
 
@@ -493,7 +484,8 @@ def _coerce(text: object) -> str:
 def _scale_up(mantissa: int, digit_bound: int, power: int) -> int:
     """Return ``ceil(mantissa * 10**power)`` for ``0 <= mantissa < 10**digit_bound``."""
     if power >= 0:
-        return mantissa * 10**power
+        scaled: int = mantissa * 10**power
+        return scaled
     if -power >= digit_bound:
         # Below one nano: Go rounds any non-zero amount up to 1n.
         return 1 if mantissa else 0
@@ -506,7 +498,83 @@ def _round_away(nanos: int, unit: int) -> int:
     return -_ceil_div(-nanos, unit)
 
 
-_ZERO: Final = Quantity._make(0, _DEC, "0")
+def _make(nanos: int, fmt: Format, text: str | None) -> Quantity:
+    """Build a quantity from its parts, without parsing."""
+    quantity = _new(Quantity)
+    quantity._nanos = nanos
+    quantity._format = fmt
+    quantity._text = text
+    quantity._canon = None
+    return quantity
+
+
+_new = object.__new__
+
+
+def _parse_general(text: str) -> Quantity:
+    """Parse every form that the fast path in ``Quantity.parse`` does not take."""
+    match = _fullmatch(text)
+    if match is None:
+        _fail(text)
+    # digits has no leading zeros: Go strips them before it counts digits.
+    sign, zeros, digits, fraction, suffix = match.groups()
+    fraction = fraction or ""
+    entry = _SUFFIXES.get(suffix)
+    if entry is None:
+        exponent = _interpret_exponent(suffix)
+        if exponent is None:
+            _fail(text, f"unknown suffix {_quote(suffix)}")
+        base, fmt = 10, _EXP
+    else:
+        base, exponent, fmt = entry
+    shifted = (digits or "0") + fraction
+
+    if base == 10:
+        # Go keeps the scale in an int32, so it wraps too.
+        scale = _wrap_int32(exponent - len(fraction))
+        if len(shifted) <= _FAST_DIGITS and scale >= -9:
+            if scale < _FAST_DIGITS:
+                nanos = int(shifted) * _POW10[scale + 9]
+            else:
+                nanos = int(shifted)
+                if nanos:
+                    _check_exponent(text, scale)
+                    nanos *= 10 ** (scale + 9)
+            keep = scale % 3 == 0 and shifted[0] != "0" and not shifted.endswith("000")
+            return _make(-nanos if sign == "-" else nanos, fmt, text if keep else None)
+    elif not fraction:
+        value = int(shifted)
+        # Go's fast path for binary suffixes needs an estimated number of
+        # spare int64 digits and no int64 overflow; only it keeps the text.
+        if len(shifted) <= 14 - exponent * 3 // 10 and value << exponent <= _INT64_MAX:
+            nanos = (value << exponent) * _NANO
+            return _make(-nanos if sign == "-" else nanos, fmt, text if value & 7 else None)
+
+    # Go's slow path: exact big decimal, then round the magnitude up to nano.
+    if not (zeros or digits or fraction):
+        _fail(text, "no digits")
+    significant = shifted.lstrip("0")
+    if not significant:
+        return _make(0, fmt, None)
+    if len(significant) > _MAX_DIGITS:
+        _fail(text, f"more than {_MAX_DIGITS} significant digits")
+    mantissa = int(significant)
+    if base == 10:
+        # Go's slow path negates the exponent in int32: -2**31 stays
+        # negative and means a huge value, not a tiny one.
+        _check_exponent(text, _INT32_MAX if exponent == _INT32_MIN else scale)
+        magnitude = _scale_up(mantissa, len(significant), scale + 9)
+    else:
+        magnitude = _scale_up(mantissa << exponent, len(significant) + 19, 9 - len(fraction))
+        magnitude = min(magnitude, _BINARY_CAP_NANOS)
+        if 0 < magnitude < _NANO:
+            # Go switches sub-unit binary values to DecimalSI while parsing,
+            # which then decides the format of sums that start with them.
+            fmt = _DEC
+    return _make(-magnitude if sign == "-" else magnitude, fmt, None)
+
+
+_ZERO: Final = _make(0, _DEC, "0")
 
 
 # Resource lists ---------------------------------------------------------------
@@ -559,9 +627,7 @@ def format_resource_list(resources: Mapping[str, Quantity]) -> dict[str, str]:
     return {name: str(resources[name]) for name in sorted(resources)}
 
 
-def max_resource_lists(
-    a: Mapping[str, Quantity], b: Mapping[str, Quantity]
-) -> dict[str, Quantity]:
+def max_resource_lists(a: Mapping[str, Quantity], b: Mapping[str, Quantity]) -> dict[str, Quantity]:
     """Per-name numeric maximum, as used for effective pod requests.
 
     On a tie the quantity from ``a`` is kept (with its text and format).

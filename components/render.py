@@ -53,6 +53,8 @@ def _job_document(plan: JobPlan) -> dict[str, Any]:
         "differences": list(gang.differences),
         "submissionId": plan.submission_id,
         "dashboardUrl": plan.dashboard_url,
+        "lifecycle": plan.lifecycle.to_dict() if plan.lifecycle is not None else None,
+        "preflight": plan.preflight.to_dict() if plan.preflight is not None else None,
         "resources": [
             {
                 "apiVersion": r.api_version,
@@ -129,7 +131,10 @@ def write_manifests(plan: StackPlan, out: Path) -> list[Path]:
 
 def _table(rows: list[list[str]], indent: str) -> list[str]:
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    return [indent + "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in rows]
+    return [
+        indent + "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip()
+        for row in rows
+    ]
 
 
 def _job_table(plan: JobPlan) -> list[str]:
@@ -160,12 +165,21 @@ def _job_table(plan: JobPlan) -> list[str]:
     lines.append(f"  minResources  {resources}")
     kuberay = plan.kuberay_gang
     if gang is not kuberay:
-        if kuberay.min_member == gang.min_member and kuberay.min_resources_strings() == gang.min_resources_strings():
+        if (
+            kuberay.min_member == gang.min_member
+            and kuberay.min_resources_strings() == gang.min_resources_strings()
+        ):
             lines.append("  vs kuberay    identical")
         else:
-            theirs = ", ".join(f"{k} {v}" for k, v in kuberay.min_resources_strings().items()) or "{}"
+            theirs = (
+                ", ".join(f"{k} {v}" for k, v in kuberay.min_resources_strings().items()) or "{}"
+            )
             lines.append(f"  vs kuberay    minMember {kuberay.min_member}, {theirs}")
             lines += [f"                - {d}" for d in gang.differences]
+    if plan.preflight is not None:
+        lines += plan.preflight.table_lines()
+    if plan.lifecycle is not None:
+        lines += plan.lifecycle.table_lines()
     lines.append(f"  submission    {plan.submission_id}")
     lines.append(f"  dashboard     {plan.dashboard_url}")
     lines.append("  create order")

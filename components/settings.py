@@ -41,6 +41,7 @@ KEYS = (
     "clusterReadyTimeoutSeconds",
     "preflight",
     "clusterSnapshot",
+    "nodeShapes",
     "now",
 )
 
@@ -69,9 +70,12 @@ class StackSettings(BaseModel):
     cluster_domain: str = Field(default="cluster.local", alias="clusterDomain")
     wait_for_completion: bool = Field(default=False, alias="waitForCompletion")
     completion_timeout_seconds: int = Field(default=3600, gt=0, alias="completionTimeoutSeconds")
-    cluster_ready_timeout_seconds: int = Field(default=900, gt=0, alias="clusterReadyTimeoutSeconds")
+    cluster_ready_timeout_seconds: int = Field(
+        default=900, gt=0, alias="clusterReadyTimeoutSeconds"
+    )
     preflight: Literal["error", "warn", "off"] = "error"
     cluster_snapshot: str | None = Field(default=None, alias="clusterSnapshot")
+    node_shapes: list[dict[str, Any]] = Field(default_factory=list, alias="nodeShapes")
     now: str | None = None
 
     def defaults(self) -> JobSettings:
@@ -99,15 +103,23 @@ def job_settings(base: JobSettings, annotations: Mapping[str, str], source: str)
             changes["accounting"] = Accounting(value)
         except ValueError:
             problems.append(
-                Problem(source, f"metadata.annotations[{ACCOUNTING_ANNOTATION!r}]",
-                        f"{value!r} is not an accounting", "effective or kuberay")
+                Problem(
+                    source,
+                    f"metadata.annotations[{ACCOUNTING_ANNOTATION!r}]",
+                    f"{value!r} is not an accounting",
+                    "effective or kuberay",
+                )
             )
     if WAIT_ANNOTATION in annotations:
         value = annotations[WAIT_ANNOTATION]
         if value.lower() not in ("true", "false"):
             problems.append(
-                Problem(source, f"metadata.annotations[{WAIT_ANNOTATION!r}]",
-                        f"{value!r} is not a boolean", '"true" or "false"')
+                Problem(
+                    source,
+                    f"metadata.annotations[{WAIT_ANNOTATION!r}]",
+                    f"{value!r} is not a boolean",
+                    '"true" or "false"',
+                )
             )
         else:
             changes["wait_for_completion"] = value.lower() == "true"
@@ -131,7 +143,9 @@ def settings_from_getter(get: Callable[[str], object], source: str) -> StackSett
         return StackSettings.model_validate(values)
     except ValidationError as exc:
         problems = problems_from_validation_error(exc, source)
-        raise SpecError([Problem(p.source, f"raygang:{p.path}", p.message, p.accepted) for p in problems]) from None
+        raise SpecError(
+            [Problem(p.source, f"raygang:{p.path}", p.message, p.accepted) for p in problems]
+        ) from None
 
 
 def read_stack_file(path: Path) -> StackSettings:
@@ -144,9 +158,13 @@ def read_stack_file(path: Path) -> StackSettings:
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
     except OSError as exc:
-        raise SpecError.one(source, "<file>", f"cannot be read: {exc.strerror}", "an existing stack file") from None
+        raise SpecError.one(
+            source, "<file>", f"cannot be read: {exc.strerror}", "an existing stack file"
+        ) from None
     except yaml.YAMLError as exc:
-        raise SpecError.one(source, "<file>", f"is not valid YAML: {exc}", "a Pulumi stack file") from None
+        raise SpecError.one(
+            source, "<file>", f"is not valid YAML: {exc}", "a Pulumi stack file"
+        ) from None
     config = data.get("config") or {} if isinstance(data, Mapping) else {}
     if not isinstance(config, Mapping):
         raise SpecError.one(source, "config", "is not a map", "a map of config keys")
@@ -154,6 +172,9 @@ def read_stack_file(path: Path) -> StackSettings:
     unknown = sorted(set(ours) - set(KEYS))
     if unknown:
         raise SpecError(
-            [Problem(source, f"config.raygang:{k}", "is not a raygang setting", ", ".join(KEYS)) for k in unknown]
+            [
+                Problem(source, f"config.raygang:{k}", "is not a raygang setting", ", ".join(KEYS))
+                for k in unknown
+            ]
         )
     return settings_from_getter(ours.get, source)

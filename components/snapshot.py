@@ -65,7 +65,9 @@ def _items(doc: object) -> Iterator[Mapping[str, Any]]:
         yield doc
 
 
-def snapshot_from_objects(objects: list[Mapping[str, Any]] | Any, source: str = "snapshot") -> ClusterSnapshot:
+def snapshot_from_objects(
+    objects: list[Mapping[str, Any]] | Any, source: str = "snapshot"
+) -> ClusterSnapshot:
     """Index objects (or ``List`` documents) into a snapshot."""
     index: dict[ObjectKey, Mapping[str, Any]] = {}
     for doc in objects:
@@ -87,9 +89,25 @@ def load_snapshot(path: Path) -> ClusterSnapshot:
     try:
         docs = list(yaml.safe_load_all(path.read_text(encoding="utf-8")))
     except OSError as exc:
-        raise SpecError([Problem(str(path), "<file>", f"cannot be read: {exc.strerror}",
-                                 "the output of kubectl get ... -A -o yaml")]) from None
+        raise SpecError(
+            [
+                Problem(
+                    str(path),
+                    "<file>",
+                    f"cannot be read: {exc.strerror}",
+                    "the output of kubectl get ... -A -o yaml",
+                )
+            ]
+        ) from None
     except yaml.YAMLError as exc:
-        raise SpecError([Problem(str(path), "<file>", f"is not valid YAML: {exc}",
-                                 "the output of kubectl get ... -A -o yaml")]) from None
+        raise SpecError(
+            [
+                Problem(
+                    str(path),
+                    "<file>",
+                    f"is not valid YAML: {exc}",
+                    "the output of kubectl get ... -A -o yaml",
+                )
+            ]
+        ) from None
     return snapshot_from_objects(docs, str(path))

@@ -5,6 +5,11 @@ beside the model (:class:`RayJobInput`), and every rendered object is built from
 copy, so fields we do not model (volumes, tolerations, affinity, fields of newer KubeRay
 versions) pass through untouched by construction.
 
+Scalars are validated *strictly*: the raw copy is what reaches the API server, so a value
+pydantic would coerce (``replicas: "2"``, ``shutdownAfterJobFinishes: "yes"``,
+``rayVersion: 2.52``) must be refused here, or the CRD would refuse the RayCluster later,
+at apply time.
+
 Defaults are the CRD defaults the API server would apply (``replicas: 0``,
 ``numOfHosts: 1``, ``submissionMode: K8sJobMode`` ...), because KubeRay computes the gang on
 the defaulted object.
@@ -13,19 +18,22 @@ the defaulted object.
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PlainValidator, ValidationError
 from pydantic.alias_generators import to_camel
 
-from components.errors import Problem, SpecError, field_path
+from components.errors import MapKey, Problem, SpecError, describe_value, field_path
 from components.quantity import Quantity, QuantityError
 
 __all__ = [
+    "INT32_MAX",
     "AutoscalerOptions",
     "Container",
+    "ContainerPort",
+    "EnvVar",
     "HeadGroupSpec",
     "ObjectMeta",
     "PodSpec",
@@ -36,6 +44,7 @@ __all__ = [
     "RayJobSpec",
     "ResourceRequirements",
     "SubmissionMode",
+    "SubmitterConfig",
     "WorkerGroupSpec",
     "parse_rayjob",
     "problems_from_validation_error",
@@ -45,12 +54,21 @@ INT32_MAX = 2_147_483_647
 
 SubmissionMode = Literal["K8sJobMode", "SidecarMode", "InteractiveMode", "HTTPMode"]
 
+_QUANTITY_EXAMPLES = "a string such as 500m, 1.5 or 2Gi, or a whole number"
+
 
 def _to_quantity(value: object) -> Quantity:
     if isinstance(value, Quantity):
         return value
-    if isinstance(value, bool) or not isinstance(value, str | int | float):
-        raise ValueError(f"invalid quantity {value!r}: expected a string such as 500m, 1.5 or 2Gi")
+    if isinstance(value, float):
+        # The CRDs declare quantities x-kubernetes-int-or-string: a YAML 0.5 is a JSON
+        # number, which the API server refuses ("must be of type integer,string").
+        raise ValueError(
+            f"{describe_value(value)} is not accepted: the CRD takes a quantity as a string "
+            f"or a whole number; quote it ({str(value)!r}) or write it in milli-units"
+        )
+    if isinstance(value, bool) or not isinstance(value, str | int):
+        raise ValueError(f"{describe_value(value)} is not a quantity")
     try:
         return Quantity.parse(value)
     except QuantityError as exc:
@@ -68,6 +86,10 @@ class _Model(BaseModel):
         populate_by_name=True,
         alias_generator=to_camel,
         arbitrary_types_allowed=True,
+        # The raw manifest is sent as written: coercing "2" to 2 here would hide a value
+        # the API server refuses.
+        strict=True,
+        allow_inf_nan=False,
     )
 
 
@@ -75,6 +97,7 @@ class ObjectMeta(_Model):
     """The metadata fields planning reads."""
 
     name: str = ""
+    generate_name: str | None = None
     namespace: str = "default"
     labels: dict[str, str] = Field(default_factory=dict)
     annotations: dict[str, str] = Field(default_factory=dict)
@@ -87,12 +110,29 @@ class ResourceRequirements(_Model):
     limits: ResourceList = Field(default_factory=dict)
 
 
+class EnvVar(_Model):
+    """One ``env`` entry; only literal values are read (``valueFrom`` passes through)."""
+
+    name: str
+    value: str | None = None
+
+
+class ContainerPort(_Model):
+    """One ``ports`` entry (the head's ``dashboard`` port decides the dashboard URL)."""
+
+    container_port: int
+    name: str | None = None
+
+
 class Container(_Model):
     """A container (regular or init)."""
 
     name: str
     image: str | None = None
     command: list[str] | None = None
+    args: list[str] | None = None
+    env: list[EnvVar] | None = None
+    ports: list[ContainerPort] | None = None
     resources: ResourceRequirements = Field(default_factory=ResourceRequirements)
     # Only init containers use it: "Always" makes a native sidecar (KEP-753).
     restart_policy: str | None = None
@@ -107,6 +147,7 @@ class PodSpec(_Model):
     # Pod-level resources (KEP-2837) replace the container sum for the names they set.
     resources: ResourceRequirements | None = None
     restart_policy: str | None = None
+    scheduler_name: str | None = None
 
 
 class PodTemplate(_Model):
@@ -120,6 +161,10 @@ class HeadGroupSpec(_Model):
     """``rayClusterSpec.headGroupSpec``."""
 
     template: PodTemplate
+    # The CRD declares both maps as string to string; `num-cpus: 1` is refused.
+    ray_start_params: dict[str, str] = Field(default_factory=dict)
+    resources: dict[str, str] = Field(default_factory=dict)
+    labels: dict[str, str] = Field(default_factory=dict)
 
 
 class WorkerGroupSpec(_Model):
@@ -131,13 +176,18 @@ class WorkerGroupSpec(_Model):
     max_replicas: int | None = INT32_MAX
     num_of_hosts: int = 1
     suspend: bool | None = None
+    idle_timeout_seconds: int | None = None
     template: PodTemplate
+    ray_start_params: dict[str, str] = Field(default_factory=dict)
+    resources: dict[str, str] = Field(default_factory=dict)
+    labels: dict[str, str] = Field(default_factory=dict)
 
 
 class AutoscalerOptions(_Model):
-    """``rayClusterSpec.autoscalerOptions`` (only its resources matter to the gang)."""
+    """``rayClusterSpec.autoscalerOptions`` (its resources matter to the gang)."""
 
     resources: ResourceRequirements | None = None
+    version: str | None = None
 
 
 class RayClusterSpec(_Model):
@@ -148,6 +198,9 @@ class RayClusterSpec(_Model):
     enable_in_tree_autoscaling: bool | None = None
     autoscaler_options: AutoscalerOptions | None = None
     ray_version: str | None = None
+    gcs_fault_tolerance_options: dict[str, Any] | None = None
+    auth_options: dict[str, Any] | None = None
+    suspend: bool | None = None
 
 
 class SubmitterConfig(_Model):
@@ -175,7 +228,9 @@ class RayJobSpec(_Model):
     job_id: str | None = None
     backoff_limit: int = 0
     active_deadline_seconds: int | None = None
+    pre_running_deadline_seconds: int | None = None
     deletion_strategy: dict[str, Any] | None = None
+    managed_by: str | None = None
     ray_cluster_spec: RayClusterSpec | None = None
 
 
@@ -228,40 +283,158 @@ class RayJobInput:
         return copy.deepcopy(dict(spec)) if isinstance(spec, Mapping) else {}
 
 
+# --- turning pydantic's errors into Problems -------------------------------------------
+
+# Fields whose value is a user map: the next path element is a key the user chose (a
+# resource name, a label), rendered as ['key'].
+_MAP_FIELDS = frozenset(
+    {
+        "requests",
+        "limits",
+        "overhead",
+        "labels",
+        "annotations",
+        "rayStartParams",
+        "clusterSelector",
+        "nodeSelector",
+        "capability",
+        "deserved",
+    }
+)
+
+_WHOLE = "a whole number without quotes, e.g. 2"
+_ACCEPTED_BY_TYPE = {
+    "int_type": _WHOLE,
+    "int_parsing": _WHOLE,
+    "int_from_float": _WHOLE,
+    "bool_type": "true or false, without quotes",
+    "bool_parsing": "true or false, without quotes",
+    "string_type": 'a string; quote it in YAML, e.g. "2.52.0" or "0"',
+    "float_type": "a number without quotes, e.g. 1 or 0.5",
+    "float_parsing": "a number without quotes, e.g. 1 or 0.5",
+    "finite_number": "a finite number, e.g. 1 or 0.5",
+    "list_type": "a list (YAML '- item' entries)",
+    "dict_type": "a map (YAML 'key: value' entries)",
+    "model_type": "a map (YAML 'key: value' entries)",
+    "model_attributes_type": "a map (YAML 'key: value' entries)",
+}
+_WHAT_BY_TYPE = {
+    "int_type": "a whole number",
+    "int_parsing": "a whole number",
+    "int_from_float": "a whole number",
+    "bool_type": "a boolean",
+    "bool_parsing": "a boolean",
+    "string_type": "a string",
+    "float_type": "a number",
+    "float_parsing": "a number",
+    "finite_number": "a finite number",
+    "list_type": "a list",
+    "dict_type": "a map",
+    "model_type": "a map",
+    "model_attributes_type": "a map",
+}
+# What a missing required field should hold, by field name.
+_ACCEPTED_WHEN_MISSING = {
+    "apiVersion": "ray.io/v1",
+    "kind": "RayJob",
+    "metadata": "a map with at least a name",
+    "spec": "a RayJob spec with an entrypoint and a rayClusterSpec",
+    "headGroupSpec": "a head group: {rayStartParams: {}, template: {spec: {containers: [...]}}}",
+    "template": "a pod template: {spec: {containers: [...]}}",
+    "spec.template": "a pod spec with a containers list",
+    "containers": "a list of at least one container, each with a name and an image",
+    "name": "a name such as ray-head",
+    "groupName": "a worker group name such as workers",
+    "containerPort": "a port number such as 8265",
+}
+
+
+def _with_map_keys(loc: Sequence[str | int]) -> list[str | int]:
+    """Mark the entries of user maps, so ``requests.cpu`` prints as ``requests['cpu']``."""
+    out: list[str | int] = []
+    for index, part in enumerate(loc):
+        parent = loc[index - 1] if index else None
+        if isinstance(part, str) and isinstance(parent, str):
+            grand = loc[index - 2] if index >= 2 else None
+            is_map = parent in _MAP_FIELDS
+            # RayJobSpec.metadata is a string map; a group's `resources` is one too.
+            is_map |= parent == "metadata" and grand == "spec" and index == 2
+            is_map |= parent == "resources" and (
+                grand == "headGroupSpec"
+                or (isinstance(grand, int) and index >= 3 and loc[index - 3] == "workerGroupSpecs")
+            )
+            if is_map:
+                out.append(MapKey(part))
+                continue
+        out.append(part)
+    return out
+
+
+def _error_problem(err: Mapping[str, Any], source: str) -> Problem:
+    raw_loc = [p for p in err["loc"] if not (isinstance(p, str) and p.startswith("function-"))]
+    key_error = bool(raw_loc) and raw_loc[-1] == "[key]"
+    if key_error:
+        raw_loc = raw_loc[:-1]
+    loc = _with_map_keys(raw_loc)
+    path = field_path(loc)
+    etype = str(err["type"])
+    value = err.get("input")
+    ctx = err.get("ctx") or {}
+    last = raw_loc[-1] if raw_loc else ""
+    if key_error:
+        return Problem(
+            source,
+            path,
+            f"the key {describe_value(value)} is not a string",
+            "string keys; quote keys such as 1 or true in YAML",
+        )
+    if etype == "missing":
+        accepted = _ACCEPTED_WHEN_MISSING.get(str(last), "")
+        if last == "spec" and len(raw_loc) > 1:
+            accepted = _ACCEPTED_WHEN_MISSING["spec.template"]
+        return Problem(source, path, "is required but missing", accepted)
+    if etype == "value_error":
+        return Problem(source, path, str(ctx.get("error", err["msg"])), _QUANTITY_EXAMPLES)
+    if etype == "literal_error":
+        return Problem(
+            source, path, f"{describe_value(value)} is not accepted", str(ctx.get("expected", ""))
+        )
+    if etype == "too_short" and last == "containers":
+        return Problem(source, path, "has no containers", _ACCEPTED_WHEN_MISSING["containers"])
+    if etype in _WHAT_BY_TYPE:
+        message = f"{describe_value(value)} is not {_WHAT_BY_TYPE[etype]}"
+        if etype in ("int_type", "int_from_float") and isinstance(value, float):
+            message += " (YAML reads it as a number with a fraction)"
+        if etype == "string_type" and isinstance(value, bool):
+            message += " (YAML reads unquoted yes/no/true/false/on/off as booleans)"
+        return Problem(source, path, message, _ACCEPTED_BY_TYPE[etype])
+    msg = str(err["msg"])
+    return Problem(source, path, f"{msg[:1].lower()}{msg[1:]}; got {describe_value(value)}")
+
+
 def problems_from_validation_error(exc: ValidationError, source: str) -> list[Problem]:
-    """Turn pydantic's errors into :class:`Problem` rows with Kubernetes field paths."""
-    problems = []
-    for err in exc.errors(include_url=False):
-        loc = [p for p in err["loc"] if not (isinstance(p, str) and p.startswith("function-"))]
-        etype = err["type"]
-        value = err.get("input")
-        if etype == "missing":
-            message, accepted = "is required but missing", ""
-        elif etype == "value_error":
-            ctx = err.get("ctx") or {}
-            message, accepted = str(ctx.get("error", err["msg"])), ""
-        elif etype == "literal_error":
-            message = f"{value!r} is not accepted"
-            accepted = str((err.get("ctx") or {}).get("expected", ""))
-        elif etype == "too_short" and loc and loc[-1] == "containers":
-            message, accepted = "has no containers", "at least one container"
-        else:
-            message = f"{err['msg'][0].lower()}{err['msg'][1:]}; got {_short(value)}"
-            accepted = ""
-        problems.append(Problem(source, field_path(loc), message, accepted))
-    return problems
-
-
-def _short(value: object) -> str:
-    text = repr(value)
-    return text if len(text) <= 80 else text[:77] + "..."
-
-
-def parse_rayjob(raw: Mapping[str, Any], source: str) -> RayJobInput:
-    """Validate one RayJob document.
+    """Turn pydantic's errors into :class:`Problem` rows with Kubernetes field paths.
 
     Args:
-        raw: the manifest as loaded from YAML or stack config.
+        exc: the error raised by ``model_validate``.
+        source: where the document came from.
+
+    Returns:
+        One problem per pydantic error, each saying what was found and what is accepted.
+    """
+    return [_error_problem(err, source) for err in exc.errors(include_url=False)]
+
+
+def parse_rayjob(raw: object, source: str) -> RayJobInput:
+    """Validate the structure of one RayJob document (types, required fields, quantities).
+
+    Semantic rules (names, replica ranges, KubeRay's own validation) live in
+    :mod:`components.validate`; :func:`components.validate.load_rayjob` runs both and
+    reports their problems together.
+
+    Args:
+        raw: the manifest as loaded from YAML or stack config (anything but a mapping is
+            reported as a problem).
         source: where it came from, for error messages.
 
     Returns:
@@ -272,7 +445,10 @@ def parse_rayjob(raw: Mapping[str, Any], source: str) -> RayJobInput:
     """
     if not isinstance(raw, Mapping):
         raise SpecError.one(
-            source, "<document>", f"is a {type(raw).__name__}, not a mapping", "a RayJob object"
+            source,
+            "<document>",
+            f"{describe_value(raw)} is not a Kubernetes object",
+            "a RayJob object (apiVersion: ray.io/v1, kind: RayJob, metadata, spec)",
         )
     private = copy.deepcopy(dict(raw))
     try:

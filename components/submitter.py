@@ -93,7 +93,7 @@ _GCS_HEALTH_PATH: Final = "api/gcs_healthz"
 _GCS_HEALTH_TIMEOUT_SECONDS: Final = 10
 # BasePythonHealthCommand: the head image always has python; curl/wget it may not have.
 _PYTHON_HEALTH_COMMAND: Final = (
-    'python -c "import urllib.request; r=urllib.request.urlopen(\'{url}\', timeout={timeout}); '
+    "python -c \"import urllib.request; r=urllib.request.urlopen('{url}', timeout={timeout}); "
     "exit(0 if b'success' in r.read() else 1)\""
 )
 
@@ -121,7 +121,9 @@ _METADATA_MIN_RAY_VERSION_MESSAGE: Final = (
 _SUBMISSION_ID_RE: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 # No brackets (IPv6 literals are glob patterns to bash), no userinfo, no query: a Service
 # host name or an IPv4 address, an optional port, an optional "http://".
-_ADDRESS_RE: Final = re.compile(r"(?:http://)?[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?(?::\d{1,5})?")
+_ADDRESS_RE: Final = re.compile(
+    r"(?:http://)?[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?(?::\d{1,5})?"
+)
 _HASH_HEX_CHARS: Final = 8
 
 
@@ -164,7 +166,7 @@ def _go_runes(data: bytes) -> list[tuple[int, int]]:
         chunk = data[i : i + width]
         try:
             # Python's strict decoder rejects overlongs, surrogates and >U+10FFFF, like Go.
-            text = chunk.decode("utf-8") if lead >= 0xC2 and lead <= 0xF4 or lead < 0x80 else ""
+            text = chunk.decode("utf-8") if lead < 0x80 or 0xC2 <= lead <= 0xF4 else ""
         except UnicodeDecodeError:
             text = ""
         if len(text) == 1:
@@ -266,7 +268,9 @@ def shell_quote(s: str) -> str:
     if "\x00" in s:
         raise SubmitterError("a value passed to `ray job submit` cannot contain a NUL character")
     if any(0xD800 <= ord(ch) <= 0xDFFF for ch in s):
-        raise SubmitterError("a value passed to `ray job submit` is not valid Unicode (lone surrogate)")
+        raise SubmitterError(
+            "a value passed to `ray job submit` is not valid Unicode (lone surrogate)"
+        )
     out = ['"']
     for ch in s:
         if ch in '"\\$`':
@@ -279,32 +283,30 @@ def shell_quote(s: str) -> str:
 
 # --- Go encoding/json --------------------------------------------------------------------------
 
-_HEX: Final = "0123456789abcdef"
+_JSON_SHORT_ESCAPES: Final[dict[str, str]] = {
+    "\n": "\\n",
+    "\r": "\\r",
+    "\t": "\\t",
+    "\b": "\\b",
+    "\f": "\\f",
+}
 
 
 def _go_json_string(s: str) -> str:
     """A JSON string as Go's ``encoding/json`` writes it (HTML escaping on, Go >= 1.22)."""
     out = ['"']
-    for ch in s:
-        cp = ord(ch)
-        if ch in '"\\':
+    for rune, width in _go_runes(_utf8_bytes(s)):
+        ch = chr(rune)
+        if width == 1 and rune == 0xFFFD:
+            # A byte that is not UTF-8 (here: a lone surrogate) is written as this escape.
+            out.append("\\ufffd")
+        elif ch in '"\\':
             out.append("\\" + ch)
-        elif ch == "\n":
-            out.append("\\n")
-        elif ch == "\r":
-            out.append("\\r")
-        elif ch == "\t":
-            out.append("\\t")
-        elif ch == "\b":
-            out.append("\\b")
-        elif ch == "\f":
-            out.append("\\f")
-        elif cp < 0x20 or ch in "<>&" or cp in (0x2028, 0x2029):
+        elif ch in _JSON_SHORT_ESCAPES:
+            out.append(_JSON_SHORT_ESCAPES[ch])
+        elif rune < 0x20 or ch in "<>&" or rune in (0x2028, 0x2029):
             # json.Marshal escapes <, > and & so the output is safe inside HTML <script>.
-            out.append("\\u" + "".join(_HEX[(cp >> shift) & 0xF] for shift in (12, 8, 4, 0)))
-        elif 0xD800 <= cp <= 0xDFFF:
-            # A Go string holding invalid UTF-8 is marshalled with U+FFFD in its place.
-            out.append("\ufffd")
+            out.append(f"\\u{rune:04x}")
         else:
             out.append(ch)
     out.append('"')
@@ -385,7 +387,12 @@ _GO_YAML_CONSTANTS: Final[dict[str, Any]] = {
 }
 _YAML_STYLE_FLOAT: Final = re.compile(r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?")
 _DOT_FLOAT: Final = re.compile(r"\.[0-9]+([eE][-+]?[0-9]+)?")
-_DIGITS: Final[dict[int, str]] = {2: "01", 8: "01234567", 10: "0123456789", 16: "0123456789abcdefABCDEF"}
+_DIGITS: Final[dict[int, str]] = {
+    2: "01",
+    8: "01234567",
+    10: "0123456789",
+    16: "0123456789abcdefABCDEF",
+}
 
 
 def _go_parse_int(text: str, *, signed: bool) -> int | None:
@@ -445,15 +452,131 @@ def _go_yaml_resolve_plain(text: str) -> Any:
     return text
 
 
+def _go_float32_key(value: float) -> str:
+    """``strconv.FormatFloat(f, 'g', -1, 32)``, as sigs.k8s.io/yaml renders float map keys.
+
+    Shortest float32 digits; exponent form when the exponent is < -4 or >= 6 (Go's %g
+    threshold for shortest output, not Python's), ``+Inf`` written as ``.inf`` and so on.
+    """
+    try:
+        as32: float = struct.unpack("<f", struct.pack("<f", value))[0]
+    except OverflowError:
+        as32 = math.copysign(math.inf, value)
+    if math.isnan(as32):
+        return ".nan"
+    if math.isinf(as32):
+        return ".inf" if as32 > 0 else "-.inf"
+    if as32 == 0:
+        return "-0" if math.copysign(1.0, as32) < 0 else "0"
+    for precision in range(9):
+        candidate = f"{as32:.{precision}e}"
+        if struct.unpack("<f", struct.pack("<f", float(candidate)))[0] == as32:
+            break
+    mantissa, _, exp_text = candidate.partition("e")
+    sign = "-" if mantissa.startswith("-") else ""
+    digits = mantissa.lstrip("-").replace(".", "").rstrip("0") or "0"
+    exponent = int(exp_text)
+    if exponent < -4 or exponent >= 6:
+        fraction = f".{digits[1:]}" if len(digits) > 1 else ""
+        exp_sign = "-" if exponent < 0 else "+"
+        return f"{sign}{digits[0]}{fraction}e{exp_sign}{abs(exponent):02d}"
+    return sign + format(Decimal(f"0.{digits}e{exponent + 1}"), "f")
+
+
+def _go_key_text(key: Any) -> str:
+    """sigs.k8s.io/yaml ``convertToJSONableObject``: a go-yaml map key as a JSON key."""
+    if isinstance(key, bool):
+        return "true" if key else "false"
+    if isinstance(key, str):
+        return key
+    if isinstance(key, int) and _INT64_MIN <= key <= _INT64_MAX:
+        return str(key)
+    if isinstance(key, float):
+        return _go_float32_key(key)
+    # None, uint64-only integers: unsupported there; lists and maps: go-yaml's "invalid map key".
+    raise SubmitterError(f"runtimeEnvYAML has an unsupported map key: {key!r}")
+
+
+_MERGE_TAG: Final = "tag:yaml.org,2002:merge"
+
+
+class _UnsupportedKey:
+    """A key JSON cannot hold, kept in place: go-yaml only fails on it if it survives.
+
+    sigs.k8s.io/yaml converts keys after decoding, so a bad key inside a mapping that a later
+    duplicate key replaces never raises. Identity hashing keeps each one distinct.
+    """
+
+    __slots__ = ("key",)
+
+    def __init__(self, key: Any) -> None:
+        self.key = key
+
+
+def _raise_on_unsupported_keys(value: Any) -> None:
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if isinstance(key, _UnsupportedKey):
+                _go_key_text(key.key)  # raises with the message
+            _raise_on_unsupported_keys(item)
+    elif isinstance(value, list):
+        for item in value:
+            _raise_on_unsupported_keys(item)
+
+
 class _GoYamlLoader(yaml.SafeLoader):
-    """A SafeLoader whose plain scalars are typed by :func:`_go_yaml_resolve_plain`."""
+    """A SafeLoader that decodes like go-yaml v2 into ``interface{}``, then JSON-able.
+
+    * Untagged plain scalars are typed by :func:`_go_yaml_resolve_plain`.
+    * Mapping keys become JSON keys as they are read (:func:`_go_key_text`). Doing it here,
+      not afterwards, keeps keys such as ``1`` and ``true`` apart, which a Python dict would
+      merge (``True == 1``); go-yaml keeps them apart until the JSON conversion.
+    * Merge keys follow go-yaml v2: entries apply in document order and a later one wins, so
+      an explicit key written before ``<<`` is overwritten by the merged value (PyYAML and
+      YAML 1.2 let explicit keys win); in a merged list, earlier maps win.
+    """
 
     def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:
         """Route untagged plain scalars to the go-yaml resolver; everything else as usual."""
         if kind is yaml.ScalarNode and implicit[0]:
             # "<<" must stay a merge key (go-yaml resolves it to !!merge as well).
-            return "tag:yaml.org,2002:merge" if value == "<<" else _PLAIN_TAG
-        return super().resolve(kind, value, implicit)
+            return _MERGE_TAG if value == "<<" else _PLAIN_TAG
+        # types-PyYAML leaves BaseResolver.resolve unannotated.
+        return super().resolve(kind, value, implicit)  # type: ignore[no-untyped-call]
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        """Build a str-keyed dict in go-yaml v2's order (see the class docstring)."""
+        if not isinstance(node, yaml.MappingNode):
+            raise SubmitterError("runtimeEnvYAML: expected a mapping")
+        out: dict[Any, Any] = {}
+        self._fill(node, out, deep)
+        return out
+
+    def _fill(self, node: yaml.MappingNode, out: dict[Any, Any], deep: bool) -> None:
+        for key_node, value_node in node.value:
+            if key_node.tag == _MERGE_TAG:
+                self._merge(value_node, out, deep)
+                continue
+            key = self.construct_object(key_node, deep=True)
+            try:
+                json_key: Any = _go_key_text(key)
+            except SubmitterError:
+                json_key = _UnsupportedKey(key)
+            out[json_key] = self.construct_object(value_node, deep=deep)
+
+    def _merge(self, node: yaml.Node, out: dict[Any, Any], deep: bool) -> None:
+        if isinstance(node, yaml.MappingNode):
+            self._fill(node, out, deep)
+            return
+        if isinstance(node, yaml.SequenceNode) and all(
+            isinstance(item, yaml.MappingNode) for item in node.value
+        ):
+            for item in reversed(node.value):  # earlier maps take precedence
+                self._fill(item, out, deep)
+            return
+        raise SubmitterError(
+            "runtimeEnvYAML: map merge requires map or sequence of maps as the value"
+        )
 
 
 def _construct_plain(loader: yaml.SafeLoader, node: yaml.Node) -> Any:
@@ -467,56 +590,16 @@ def _construct_as_text(loader: yaml.SafeLoader, node: yaml.Node) -> Any:
 
 
 def _construct_binary(loader: yaml.SafeLoader, node: yaml.Node) -> Any:
-    # go-yaml hands !!binary to interface{} as a Go string of the bytes; json.Marshal then
-    # replaces invalid UTF-8 with U+FFFD, which "replace" reproduces.
+    # go-yaml hands !!binary to interface{} as a Go string of the bytes. surrogateescape
+    # keeps each invalid byte as a lone surrogate, which go_json_dumps writes as \ufffd,
+    # as json.Marshal does per invalid byte.
     data = yaml.SafeLoader.construct_yaml_binary(loader, node)  # type: ignore[arg-type]
-    return bytes(data).decode("utf-8", "replace")
+    return bytes(data).decode("utf-8", "surrogateescape")
 
 
 _GoYamlLoader.add_constructor(_PLAIN_TAG, _construct_plain)
 _GoYamlLoader.add_constructor("tag:yaml.org,2002:timestamp", _construct_as_text)
 _GoYamlLoader.add_constructor("tag:yaml.org,2002:binary", _construct_binary)
-
-
-def _go_float32_key(value: float) -> str:
-    """``strconv.FormatFloat(f, 'g', -1, 32)``, as sigs.k8s.io/yaml renders float map keys."""
-    if math.isnan(value):
-        return ".nan"
-    if math.isinf(value):
-        return ".inf" if value > 0 else "-.inf"
-    as32 = struct.unpack("<f", struct.pack("<f", value))[0]
-    # Shortest digits that round-trip through float32.
-    for precision in range(1, 10):
-        candidate = f"{as32:.{precision}g}"
-        if struct.unpack("<f", struct.pack("<f", float(candidate)))[0] == as32:
-            break
-    mantissa, _, exponent = candidate.partition("e")
-    if not exponent:
-        return mantissa
-    sign, digits = exponent[0], exponent[1:].lstrip("0")
-    return f"{mantissa}e{sign}{digits.rjust(2, '0')}"
-
-
-def _jsonable(value: Any) -> Any:
-    """sigs.k8s.io/yaml ``convertToJSONableObject``: map keys become strings, or an error."""
-    if isinstance(value, Mapping):
-        out: dict[str, Any] = {}
-        for key, item in value.items():
-            if isinstance(key, bool):
-                text = "true" if key else "false"
-            elif isinstance(key, str):
-                text = key
-            elif isinstance(key, int) and _INT64_MIN <= key <= _INT64_MAX:
-                text = str(key)
-            elif isinstance(key, float):
-                text = _go_float32_key(key)
-            else:
-                raise SubmitterError(f"unsupported map key of type {type(key).__name__}: {key!r}")
-            out[text] = _jsonable(item)
-        return out
-    if isinstance(value, list):
-        return [_jsonable(item) for item in value]
-    return value
 
 
 def _runtime_env_data(runtime_env_yaml: str) -> Any:
@@ -526,14 +609,14 @@ def _runtime_env_data(runtime_env_yaml: str) -> Any:
         data = next(iter(documents), None)
     except yaml.YAMLError as exc:
         raise SubmitterError(f"runtimeEnvYAML is not valid YAML: {exc}") from None
-    except (TypeError, ValueError) as exc:  # e.g. an unhashable (list) mapping key
-        raise SubmitterError(f"runtimeEnvYAML cannot be converted to JSON: {exc}") from None
     if data is not None and not isinstance(data, Mapping):
         # KubeRay's validation unmarshals it into a map and rejects anything else.
         raise SubmitterError(
-            f"runtimeEnvYAML must be a YAML mapping, not {type(data).__name__}: {runtime_env_yaml!r}"
+            f"runtimeEnvYAML must be a YAML mapping, not {type(data).__name__}: "
+            f"{runtime_env_yaml!r}"
         )
-    return _jsonable(data)
+    _raise_on_unsupported_keys(data)
+    return data
 
 
 def runtime_env_json(runtime_env_yaml: str) -> str:
@@ -760,7 +843,9 @@ def dashboard_url(
     where = "spec.rayClusterSpec.headGroupSpec"
     service = _get_mapping(head_group_spec, "headService", where)
     service_name = _get_mapping(service, "metadata", f"{where}.headService").get("name")
-    name = service_name if isinstance(service_name, str) and service_name else f"{job_name}-head-svc"
+    name = (
+        service_name if isinstance(service_name, str) and service_name else f"{job_name}-head-svc"
+    )
     port: int | None = None
     for item in _get_mapping(service, "spec", f"{where}.headService").get("ports") or []:
         if isinstance(item, Mapping) and item.get("name") == DASHBOARD_PORT_NAME:
@@ -821,10 +906,14 @@ def submission_id(job_name: str, spec: Mapping[str, Any]) -> str:
         resources_data = resources
     payload = {
         "entrypoint": _go_trim_space(entrypoint) if isinstance(entrypoint, str) else entrypoint,
-        "runtimeEnv": _runtime_env_data(runtime_env) if isinstance(runtime_env, str) and runtime_env else None,
+        "runtimeEnv": _runtime_env_data(runtime_env) if isinstance(runtime_env, str) else None,
         "metadata": spec.get("metadata") or {},
-        "entrypointNumCpus": _go_percent_f_float32(spec.get("entrypointNumCpus"), "spec.entrypointNumCpus"),
-        "entrypointNumGpus": _go_percent_f_float32(spec.get("entrypointNumGpus"), "spec.entrypointNumGpus"),
+        "entrypointNumCpus": _go_percent_f_float32(
+            spec.get("entrypointNumCpus"), "entrypointNumCpus"
+        ),
+        "entrypointNumGpus": _go_percent_f_float32(
+            spec.get("entrypointNumGpus"), "entrypointNumGpus"
+        ),
         "entrypointResources": resources_data or None,
         "rayClusterSpec": spec.get("rayClusterSpec"),
     }
@@ -837,7 +926,9 @@ def submission_id(job_name: str, spec: Mapping[str, Any]) -> str:
             allow_nan=False,
         )
     except (TypeError, ValueError) as exc:
-        raise SubmitterError(f"the RayJob spec cannot be serialized to derive a submission ID: {exc}") from None
+        raise SubmitterError(
+            f"the RayJob spec cannot be serialized to derive a submission ID: {exc}"
+        ) from None
     digest = hashlib.sha256(canonical.encode("ascii")).hexdigest()[:_HASH_HEX_CHARS]
     return _check_submission_id(f"{job_name}-{digest}")
 
@@ -901,7 +992,9 @@ def build_submit_command(
     if mode == SIDECAR_MODE:
         port_match = re.search(r":(\d+)$", http_address[len("http://") :])
         if port_match is None:
-            raise SubmitterError(f"SidecarMode needs the dashboard port in the address, got {address!r}")
+            raise SubmitterError(
+                f"SidecarMode needs the dashboard port in the address, got {address!r}"
+            )
         health_url = f"http://localhost:{int(port_match.group(1))}/{_GCS_HEALTH_PATH}"
         guarded = sidecar_restart
     elif mode == K8S_JOB_MODE:
@@ -914,7 +1007,9 @@ def build_submit_command(
         raise SubmitterError(f"spec.entrypoint must be a string, got {type(entrypoint).__name__}")
     command = _go_trim_space(entrypoint)
     if not command:
-        raise SubmitterError("spec.entrypoint is empty: there is nothing for `ray job submit` to run")
+        raise SubmitterError(
+            "spec.entrypoint is empty: there is nothing for `ray job submit` to run"
+        )
     if "\x00" in command:
         raise SubmitterError("spec.entrypoint cannot contain a NUL character")
 
@@ -1031,7 +1126,8 @@ def _configure_container(
     if auth.get("mode") == "token":
         if auth.get("enableK8sTokenAuth") is True:
             raise SubmitterError(
-                "The RayJob spec is invalid: K8s token auth mode is currently not supported for RayJob"
+                "The RayJob spec is invalid: "
+                "K8s token auth mode is currently not supported for RayJob"
             )
         names = {e.get("name") for e in env if isinstance(e, Mapping)}
         # SetContainerTokenAuthEnvVars: only when the user has not set them already.

@@ -82,7 +82,11 @@ def rayjob(
         meta["labels"] = labels
     if annotations:
         meta["annotations"] = annotations
-    body: dict[str, Any] = {"entrypoint": "python /home/ray/app/main.py", **spec, "rayClusterSpec": cluster}
+    body: dict[str, Any] = {
+        "entrypoint": "python /home/ray/app/main.py",
+        **spec,
+        "rayClusterSpec": cluster,
+    }
     if mode is not None:
         body["submissionMode"] = mode
     if submitter_template is not None:

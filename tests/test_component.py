@@ -76,7 +76,10 @@ class TestDevStack:
         run_program(monitor)
         queue = monitor.of_type(QUEUE_T)[0].inputs
         assert queue["metadata"]["name"] == "ray-batch"
-        assert queue["metadata"]["annotations"]["pulumi.com/waitFor"] == "jsonpath={.status.state}=Open"
+        assert (
+            queue["metadata"]["annotations"]["pulumi.com/waitFor"]
+            == "jsonpath={.status.state}=Open"
+        )
 
         pg = monitor.of_type(PG_T)[0].inputs
         assert pg["metadata"]["name"] == "ray-demo-job-pg"
@@ -161,6 +164,7 @@ class TestComposition:
                 RayJobGang(m["metadata"]["name"], RayJobGangArgs(manifest=m, queue=queue))
                 for m in manifests
             ]
+
             def check(values: list[Any]) -> None:
                 assert values == [2, 2, "ray-etl-pg", "ray-train-pg"]
 
@@ -190,3 +194,92 @@ class TestComposition:
         message = str(info.value)
         assert "jobs/bad.yaml" in message
         assert "spec.rayClusterSpec.workerGroupSpecs[0].replicas" in message
+
+
+def _dev_objects(tmp_path: Any, finished_at: str) -> str:
+    """A snapshot of the dev stack's objects as the cluster reports them once the job finished."""
+    import yaml
+
+    from components.cli import build_plan
+
+    plan = build_plan([], "dev", None, ROOT).jobs[0]
+    items = []
+    for resource in plan.resources:
+        obj = dict(resource.manifest)
+        obj["metadata"] = {**obj["metadata"], "uid": f"uid-{resource.name}"}
+        if resource.kind == "Queue":
+            obj["status"] = {"state": "Open"}
+        if resource.kind == "RayCluster":
+            obj["status"] = {"state": "ready"}
+        if resource.kind == "PodGroup":
+            obj["status"] = {"phase": "Running"}
+        if resource.kind == "Job":
+            obj["status"] = {
+                "startTime": "2026-11-29T08:00:00Z",
+                "completionTime": finished_at,
+                "succeeded": 1,
+                "conditions": [
+                    {"type": "Complete", "status": "True", "lastTransitionTime": finished_at}
+                ],
+            }
+        items.append(obj)
+    path = tmp_path / "cluster.yaml"
+    path.write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": items}))
+    return str(path)
+
+
+class TestLifecycleUnderMocks:
+    def test_finished_past_ttl_removes_cluster_and_zeroes_podgroup(
+        self, tmp_path: Any, preview: bool
+    ) -> None:
+        config = stack_config("dev")
+        config["raygang:clusterSnapshot"] = _dev_objects(tmp_path, "2026-11-29T09:00:00Z")
+        config["raygang:now"] = "2026-11-29T09:10:01Z"  # ttlSecondsAfterFinished 600 has passed
+        monitor = install(config, preview)
+        run_program(monitor)
+        assert monitor.of_type(RC_T) == []
+        pg = monitor.of_type(PG_T)[0].inputs
+        assert pg["spec"]["minMember"] == 0
+        assert pg["spec"]["minResources"] == {}
+        # The record and the submitter Job stay, for the logs.
+        assert len(monitor.of_type(CM_T)) == 1
+        assert len(monitor.of_type(JOB_T)) == 1
+
+    def test_finished_before_ttl_keeps_cluster_and_shrinks_podgroup(self, tmp_path: Any) -> None:
+        config = stack_config("dev")
+        config["raygang:clusterSnapshot"] = _dev_objects(tmp_path, "2026-11-29T09:00:00Z")
+        config["raygang:now"] = "2026-11-29T09:05:00Z"
+        monitor = install(config, preview=False)
+        run_program(monitor)
+        assert len(monitor.of_type(RC_T)) == 1
+        pg = monitor.of_type(PG_T)[0].inputs
+        # KubeRay's cleanup recomputes from the live cluster without the submitter.
+        assert pg["spec"]["minMember"] == 3
+        assert pg["spec"]["minResources"] == {"cpu": "5", "memory": "10Gi"}
+
+
+class TestPreflightUnderMocks:
+    def small_queue_config(self) -> dict[str, str]:
+        import json
+
+        config = stack_config("dev")
+        queues = json.loads(config["raygang:queues"])
+        queues[0]["spec"]["capability"] = {"cpu": "4", "memory": "8Gi"}
+        config["raygang:queues"] = json.dumps(queues)
+        return config
+
+    def test_queue_too_small_fails_the_preview(self) -> None:
+        monitor = install(self.small_queue_config(), preview=True)
+        with pytest.raises(pulumi.RunError) as info:
+            run_program(monitor)
+        message = str(info.value)
+        assert "default/demo-job can never be admitted" in message
+        assert "ray-batch" in message
+        assert "raygang:preflight: warn" in message
+
+    def test_warn_mode_applies_anyway(self) -> None:
+        config = self.small_queue_config()
+        config["raygang:preflight"] = "warn"
+        monitor = install(config, preview=True)
+        run_program(monitor)
+        assert len(monitor.of_type(PG_T)) == 1

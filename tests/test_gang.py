@@ -46,9 +46,18 @@ FX_HEAD = container(
 def fx_c(hosts: int, **cluster: Any) -> RayClusterSpec:
     """FX-C(n): the RayCluster fixture (the worker has a GPU limit)."""
     w = worker(
-        "workergroup", 2, 1, 4, hosts,
-        [container("ray-worker", {"cpu": "256m", "memory": "256Mi"},
-                   {"cpu": "500m", "memory": "512Mi", "nvidia.com/gpu": "1"})],
+        "workergroup",
+        2,
+        1,
+        4,
+        hosts,
+        [
+            container(
+                "ray-worker",
+                {"cpu": "256m", "memory": "256Mi"},
+                {"cpu": "500m", "memory": "512Mi", "nvidia.com/gpu": "1"},
+            )
+        ],
     )
     job = rayjob(head=[FX_HEAD], workers=[w], **cluster)
     return job_of(job).spec.ray_cluster_spec  # type: ignore[return-value]
@@ -57,12 +66,25 @@ def fx_c(hosts: int, **cluster: Any) -> RayClusterSpec:
 def fx_j(hosts: int, mode: str) -> dict[str, Any]:
     """FX-J(n): the RayJob fixture (no GPU limit on the worker)."""
     w = worker(
-        "workergroup", 2, 1, 4, hosts,
-        [container("ray-worker", {"cpu": "256m", "memory": "256Mi"}, {"cpu": "500m", "memory": "512Mi"})],
+        "workergroup",
+        2,
+        1,
+        4,
+        hosts,
+        [
+            container(
+                "ray-worker", {"cpu": "256m", "memory": "256Mi"}, {"cpu": "500m", "memory": "512Mi"}
+            )
+        ],
     )
     return rayjob(
-        head=[FX_HEAD], workers=[w], mode=mode,
-        labels={"volcano.sh/queue-name": "test-queue", "ray.io/priority-class-name": "test-priority"},
+        head=[FX_HEAD],
+        workers=[w],
+        mode=mode,
+        labels={
+            "volcano.sh/queue-name": "test-queue",
+            "ray.io/priority-class-name": "test-priority",
+        },
     )
 
 
@@ -70,12 +92,20 @@ class TestKubeRayUnitVectors:
     def test_v1_raycluster_desired(self) -> None:
         members, res, _ = kuberay_gang_for_cluster(fx_c(1))
         assert members == 3
-        assert format_resource_list(res) == {"cpu": "768m", "memory": "768Mi", "nvidia.com/gpu": "2"}
+        assert format_resource_list(res) == {
+            "cpu": "768m",
+            "memory": "768Mi",
+            "nvidia.com/gpu": "2",
+        }
 
     def test_v2_raycluster_num_of_hosts_2(self) -> None:
         members, res, _ = kuberay_gang_for_cluster(fx_c(2))
         assert members == 5
-        assert format_resource_list(res) == {"cpu": "1280m", "memory": "1280Mi", "nvidia.com/gpu": "4"}
+        assert format_resource_list(res) == {
+            "cpu": "1280m",
+            "memory": "1280Mi",
+            "nvidia.com/gpu": "4",
+        }
 
     @pytest.mark.parametrize(
         ("hosts", "mode", "members", "cpu", "memory"),
@@ -88,13 +118,19 @@ class TestKubeRayUnitVectors:
             (2, "SidecarMode", 5, "1780m", "1480Mi"),  # V11
         ],
     )
-    def test_v6_to_v11_rayjob(self, hosts: int, mode: str, members: int, cpu: str, memory: str) -> None:
+    def test_v6_to_v11_rayjob(
+        self, hosts: int, mode: str, members: int, cpu: str, memory: str
+    ) -> None:
         assert kuberay(fx_j(hosts, mode)) == (members, {"cpu": cpu, "memory": memory})
 
     def test_v14_autoscaling_uses_min_replicas(self) -> None:
         members, res, _ = kuberay_gang_for_cluster(fx_c(1, autoscaling=True))
         assert members == 2
-        assert format_resource_list(res) == {"cpu": "512m", "memory": "512Mi", "nvidia.com/gpu": "1"}
+        assert format_resource_list(res) == {
+            "cpu": "512m",
+            "memory": "512Mi",
+            "nvidia.com/gpu": "1",
+        }
 
     def test_v26_v27_live_spec_with_sidecar_submitter(self) -> None:
         cluster = job_of(fx_j(1, "K8sJobMode")).spec.ray_cluster_spec
@@ -107,7 +143,15 @@ class TestKubeRayUnitVectors:
         assert (members, format_resource_list(res)) == (3, {"cpu": "968m", "memory": "968Mi"})
 
     def test_v28_all_workers_suspended(self) -> None:
-        w = worker("workergroup", 2, 1, 4, 1, [container("w", {"cpu": "256m", "memory": "256Mi"})], suspend=True)
+        w = worker(
+            "workergroup",
+            2,
+            1,
+            4,
+            1,
+            [container("w", {"cpu": "256m", "memory": "256Mi"})],
+            suspend=True,
+        )
         cluster = job_of(rayjob(head=[FX_HEAD], workers=[w])).spec.ray_cluster_spec
         members, res, _ = kuberay_gang_for_cluster(cluster)  # type: ignore[arg-type]
         assert (members, format_resource_list(res)) == (1, {"cpu": "256m", "memory": "256Mi"})
@@ -130,9 +174,21 @@ class TestReplicaCounts:
         ],
     )
     def test_get_worker_group_desired_replicas(
-        self, replicas: int | None, low: int, high: int, hosts: int, suspend: bool | None, expected: int
+        self,
+        replicas: int | None,
+        low: int,
+        high: int,
+        hosts: int,
+        suspend: bool | None,
+        expected: int,
     ) -> None:
-        group = _group(replicas=replicas, min_replicas=low, max_replicas=high, num_of_hosts=hosts, suspend=suspend)
+        group = _group(
+            replicas=replicas,
+            min_replicas=low,
+            max_replicas=high,
+            num_of_hosts=hosts,
+            suspend=suspend,
+        )
         assert desired_worker_replicas(group) == expected
 
     @pytest.mark.parametrize(
@@ -144,7 +200,9 @@ class TestReplicaCounts:
             ((3, 4, 1, 6), (3, 1, 2, 5), 15),
         ],
     )
-    def test_calculate_desired_replicas(self, g1: tuple[Any, ...], g2: tuple[Any, ...], expected: int) -> None:
+    def test_calculate_desired_replicas(
+        self, g1: tuple[Any, ...], g2: tuple[Any, ...], expected: int
+    ) -> None:
         groups = [
             _group(group=f"g{i}", replicas=r, num_of_hosts=nh, min_replicas=lo, max_replicas=hi)
             for i, (r, nh, lo, hi) in enumerate((g1, g2))
@@ -189,12 +247,20 @@ class TestCalculateResources:
             ),
             ([(2, 3, 0, "2", "200Mi", True)], ("1", "100Mi"), ("1", "100Mi")),
             ([(1, 3, 2, "4", "200Mi", True)], ("1", "100Mi"), ("1", "100Mi")),
-            ([(1, 2147483647, 2147483647, "1", "0", None)], ("2147483648", "100Mi"), ("2147483648", "100Mi")),
+            (
+                [(1, 2147483647, 2147483647, "1", "0", None)],
+                ("2147483648", "100Mi"),
+                ("2147483648", "100Mi"),
+            ),
         ],
     )
-    def test_r1_to_r6(self, groups: list[tuple[Any, ...]], desired: tuple[str, str], minimum: tuple[str, str]) -> None:
+    def test_r1_to_r6(
+        self, groups: list[tuple[Any, ...]], desired: tuple[str, str], minimum: tuple[str, str]
+    ) -> None:
         workers = [
-            worker(f"g{i}", r, lo, None, nh, [container("w", {"cpu": cpu, "memory": mem})], suspend=s)
+            worker(
+                f"g{i}", r, lo, None, nh, [container("w", {"cpu": cpu, "memory": mem})], suspend=s
+            )
             for i, (nh, r, lo, cpu, mem, s) in enumerate(groups)
         ]
         for scaling, (cpu, mem) in ((False, desired), (True, minimum)):
@@ -207,14 +273,27 @@ class TestCalculateResources:
         job = job_of(rayjob(head=head))
         _, res, _ = kuberay_gang_for_cluster(job.spec.ray_cluster_spec)  # type: ignore[arg-type]
         assert format_resource_list(res) == {"cpu": "1", "memory": "200Mi"}
-        assert "memory" not in job.spec.ray_cluster_spec.head_group_spec.template.spec.containers[0].resources.requests  # type: ignore[union-attr]
+        assert (
+            "memory"
+            not in job.spec.ray_cluster_spec.head_group_spec.template.spec.containers[
+                0
+            ].resources.requests
+        )  # type: ignore[union-attr]
 
 
 H = [container("ray-head", {"cpu": "1", "memory": "2Gi"})]
 
 
 def W(r: Any, lo: Any, hi: Any, nh: Any = 1, **kw: Any) -> dict[str, Any]:
-    return worker("gpu", r, lo, hi, nh, [container("w", {"cpu": "2", "memory": "4Gi"}, {"nvidia.com/gpu": "1"})], **kw)
+    return worker(
+        "gpu",
+        r,
+        lo,
+        hi,
+        nh,
+        [container("w", {"cpu": "2", "memory": "4Gi"}, {"nvidia.com/gpu": "1"})],
+        **kw,
+    )
 
 
 D8_HEAD = [
@@ -225,9 +304,35 @@ D8_HEAD = [
 
 def d8_workers(g3_suspend: bool) -> list[dict[str, Any]]:
     return [
-        worker("g1", 3, 1, 5, 1, [container("w", {"cpu": "500m", "memory": "512Mi"}, {"nvidia.com/gpu": "1"})]),
-        worker("g2", 1, 1, 2, 4, [container("w", {"cpu": "4", "memory": "8Gi", "ephemeral-storage": "10Gi", "example.com/foo": "3"})]),
-        worker("g3", 2, 2, 2, 1, [container("w", {"cpu": "8", "memory": "16Gi"})], suspend=g3_suspend),
+        worker(
+            "g1",
+            3,
+            1,
+            5,
+            1,
+            [container("w", {"cpu": "500m", "memory": "512Mi"}, {"nvidia.com/gpu": "1"})],
+        ),
+        worker(
+            "g2",
+            1,
+            1,
+            2,
+            4,
+            [
+                container(
+                    "w",
+                    {
+                        "cpu": "4",
+                        "memory": "8Gi",
+                        "ephemeral-storage": "10Gi",
+                        "example.com/foo": "3",
+                    },
+                )
+            ],
+        ),
+        worker(
+            "g3", 2, 2, 2, 1, [container("w", {"cpu": "8", "memory": "16Gi"})], suspend=g3_suspend
+        ),
     ]
 
 
@@ -237,54 +342,190 @@ class TestDerivedVectors:
     @pytest.mark.parametrize(
         ("manifest", "members", "resources"),
         [
-            pytest.param(rayjob(head=H, workers=[W(0, 2, 5)], mode="HTTPMode"), 3,
-                         {"cpu": "1", "memory": "2Gi", "nvidia.com/gpu": "0"}, id="D1"),
-            pytest.param(rayjob(head=H, workers=[W(6, 1, 4)], mode="HTTPMode"), 5,
-                         {"cpu": "13", "memory": "26Gi", "nvidia.com/gpu": "6"}, id="D2"),
-            pytest.param(rayjob(head=H, workers=[W(None, 2, 5)], mode="HTTPMode"), 3,
-                         {"cpu": "1", "memory": "2Gi", "nvidia.com/gpu": "0"}, id="D3"),
-            pytest.param(rayjob(head=H, workers=[W(3, 0, 10)], autoscaling=True), 1,
-                         {"cpu": "1500m", "memory": "2248Mi", "nvidia.com/gpu": "0"}, id="D4"),
-            pytest.param(rayjob(head=H, workers=[W(2, 0, 2)], submitter_template={"spec": {"containers": [container("s", {"cpu": "100m"})]}}),
-                         3, {"cpu": "5100m", "memory": "10Gi", "nvidia.com/gpu": "2"}, id="D5"),
-            pytest.param(rayjob(head=H, workers=[W(2, 0, 2)], submitter_template={"spec": {"containers": [container("s")]}}),
-                         3, {"cpu": "5", "memory": "10Gi", "nvidia.com/gpu": "2"}, id="D6"),
-            pytest.param(rayjob(head=H, workers=[W(2, 0, 2)], mode="InteractiveMode"), 3,
-                         {"cpu": "5", "memory": "10Gi", "nvidia.com/gpu": "2"}, id="D7"),
-            pytest.param(rayjob(head=D8_HEAD, workers=d8_workers(True)), 8,
-                         {"cpu": "19500m", "ephemeral-storage": "40Gi", "example.com/foo": "12",
-                          "memory": "36040Mi", "nvidia.com/gpu": "3"}, id="D8"),
-            pytest.param(rayjob(head=D8_HEAD, workers=d8_workers(False), autoscaling=True), 8,
-                         {"cpu": "34500m", "ephemeral-storage": "40Gi", "example.com/foo": "12",
-                          "memory": "67784Mi", "nvidia.com/gpu": "1"}, id="D9"),
-            pytest.param(rayjob(head=H, workers=[W(0, 0, None)], mode="HTTPMode"), 1,
-                         {"cpu": "1", "memory": "2Gi", "nvidia.com/gpu": "0"}, id="D10"),
-            pytest.param(rayjob(head=[container("h", {"cpu": "0", "memory": "1Gi"}, {"cpu": "2", "memory": "4Gi"})], mode="SidecarMode"),
-                         1, {"cpu": "500m", "memory": "1224Mi"}, id="D11"),
-            pytest.param(rayjob(head=H, workers=[W(2, 1, 4, 0)], mode="HTTPMode"), 1,
-                         {"cpu": "1", "memory": "2Gi", "nvidia.com/gpu": "0"}, id="D12"),
-            pytest.param(rayjob(head=[container("h", {"cpu": "1", "memory": "1G"})],
-                                workers=[worker("w", 1, 1, 1, 1, [container("w", {"cpu": "1", "memory": "512Mi"})])], mode="HTTPMode"),
-                         2, {"cpu": "2", "memory": "1536870912"}, id="D13"),
-            pytest.param(rayjob(head=[container("h", {"cpu": "1", "memory": "1G"})],
-                                workers=[worker("w", 1, 1, 1, 1, [container("w", {"cpu": "1", "memory": "512Mi"})])]),
-                         2, {"cpu": "2500m", "memory": "1746586112"}, id="D13b"),
-            pytest.param(rayjob(head=[container("h", {"cpu": "1000m", "memory": "1024Mi"})], mode="HTTPMode"),
-                         1, {"cpu": "1", "memory": "1Gi"}, id="D14"),
-            pytest.param(rayjob(head=[container("h", {"cpu": "1.5", "memory": "1.5Gi"})],
-                                workers=[worker("w", 3, 3, 3, 1, [container("w", {"cpu": "0.5", "memory": "0.5Gi"})])], mode="HTTPMode"),
-                         4, {"cpu": "3", "memory": "3Gi"}, id="D15"),
-            pytest.param(rayjob(head=[container("h", {"cpu": "1.5", "memory": "1.5Gi"})],
-                                workers=[worker("w", 3, 3, 3, 1, [container("w", {"cpu": "0.5", "memory": "0.5Gi"})])]),
-                         4, {"cpu": "3500m", "memory": "3272Mi"}, id="D15b"),
-            pytest.param(rayjob(head=H, workers=[worker("w", 2, None, None, 2, [
-                container("a", {"cpu": "1", "memory": "1Gi"}), container("b", {"cpu": "250m", "memory": "256Mi"})])],
-                mode="SidecarMode"), 5, {"cpu": "6500m", "memory": "7368Mi"}, id="D18"),
-            pytest.param(rayjob(head=H, workers=[W(1, 3, 5, 2)], autoscaling=True, mode="HTTPMode"), 7,
-                         {"cpu": "13", "memory": "26Gi", "nvidia.com/gpu": "6"}, id="D19"),
+            pytest.param(
+                rayjob(head=H, workers=[W(0, 2, 5)], mode="HTTPMode"),
+                3,
+                {"cpu": "1", "memory": "2Gi", "nvidia.com/gpu": "0"},
+                id="D1",
+            ),
+            pytest.param(
+                rayjob(head=H, workers=[W(6, 1, 4)], mode="HTTPMode"),
+                5,
+                {"cpu": "13", "memory": "26Gi", "nvidia.com/gpu": "6"},
+                id="D2",
+            ),
+            pytest.param(
+                rayjob(head=H, workers=[W(None, 2, 5)], mode="HTTPMode"),
+                3,
+                {"cpu": "1", "memory": "2Gi", "nvidia.com/gpu": "0"},
+                id="D3",
+            ),
+            pytest.param(
+                rayjob(head=H, workers=[W(3, 0, 10)], autoscaling=True),
+                1,
+                {"cpu": "1500m", "memory": "2248Mi", "nvidia.com/gpu": "0"},
+                id="D4",
+            ),
+            pytest.param(
+                rayjob(
+                    head=H,
+                    workers=[W(2, 0, 2)],
+                    submitter_template={"spec": {"containers": [container("s", {"cpu": "100m"})]}},
+                ),
+                3,
+                {"cpu": "5100m", "memory": "10Gi", "nvidia.com/gpu": "2"},
+                id="D5",
+            ),
+            pytest.param(
+                rayjob(
+                    head=H,
+                    workers=[W(2, 0, 2)],
+                    submitter_template={"spec": {"containers": [container("s")]}},
+                ),
+                3,
+                {"cpu": "5", "memory": "10Gi", "nvidia.com/gpu": "2"},
+                id="D6",
+            ),
+            pytest.param(
+                rayjob(head=H, workers=[W(2, 0, 2)], mode="InteractiveMode"),
+                3,
+                {"cpu": "5", "memory": "10Gi", "nvidia.com/gpu": "2"},
+                id="D7",
+            ),
+            pytest.param(
+                rayjob(head=D8_HEAD, workers=d8_workers(True)),
+                8,
+                {
+                    "cpu": "19500m",
+                    "ephemeral-storage": "40Gi",
+                    "example.com/foo": "12",
+                    "memory": "36040Mi",
+                    "nvidia.com/gpu": "3",
+                },
+                id="D8",
+            ),
+            pytest.param(
+                rayjob(head=D8_HEAD, workers=d8_workers(False), autoscaling=True),
+                8,
+                {
+                    "cpu": "34500m",
+                    "ephemeral-storage": "40Gi",
+                    "example.com/foo": "12",
+                    "memory": "67784Mi",
+                    "nvidia.com/gpu": "1",
+                },
+                id="D9",
+            ),
+            pytest.param(
+                rayjob(head=H, workers=[W(0, 0, None)], mode="HTTPMode"),
+                1,
+                {"cpu": "1", "memory": "2Gi", "nvidia.com/gpu": "0"},
+                id="D10",
+            ),
+            pytest.param(
+                rayjob(
+                    head=[
+                        container("h", {"cpu": "0", "memory": "1Gi"}, {"cpu": "2", "memory": "4Gi"})
+                    ],
+                    mode="SidecarMode",
+                ),
+                1,
+                {"cpu": "500m", "memory": "1224Mi"},
+                id="D11",
+            ),
+            pytest.param(
+                rayjob(head=H, workers=[W(2, 1, 4, 0)], mode="HTTPMode"),
+                1,
+                {"cpu": "1", "memory": "2Gi", "nvidia.com/gpu": "0"},
+                id="D12",
+            ),
+            pytest.param(
+                rayjob(
+                    head=[container("h", {"cpu": "1", "memory": "1G"})],
+                    workers=[
+                        worker("w", 1, 1, 1, 1, [container("w", {"cpu": "1", "memory": "512Mi"})])
+                    ],
+                    mode="HTTPMode",
+                ),
+                2,
+                {"cpu": "2", "memory": "1536870912"},
+                id="D13",
+            ),
+            pytest.param(
+                rayjob(
+                    head=[container("h", {"cpu": "1", "memory": "1G"})],
+                    workers=[
+                        worker("w", 1, 1, 1, 1, [container("w", {"cpu": "1", "memory": "512Mi"})])
+                    ],
+                ),
+                2,
+                {"cpu": "2500m", "memory": "1746586112"},
+                id="D13b",
+            ),
+            pytest.param(
+                rayjob(
+                    head=[container("h", {"cpu": "1000m", "memory": "1024Mi"})], mode="HTTPMode"
+                ),
+                1,
+                {"cpu": "1", "memory": "1Gi"},
+                id="D14",
+            ),
+            pytest.param(
+                rayjob(
+                    head=[container("h", {"cpu": "1.5", "memory": "1.5Gi"})],
+                    workers=[
+                        worker("w", 3, 3, 3, 1, [container("w", {"cpu": "0.5", "memory": "0.5Gi"})])
+                    ],
+                    mode="HTTPMode",
+                ),
+                4,
+                {"cpu": "3", "memory": "3Gi"},
+                id="D15",
+            ),
+            pytest.param(
+                rayjob(
+                    head=[container("h", {"cpu": "1.5", "memory": "1.5Gi"})],
+                    workers=[
+                        worker("w", 3, 3, 3, 1, [container("w", {"cpu": "0.5", "memory": "0.5Gi"})])
+                    ],
+                ),
+                4,
+                {"cpu": "3500m", "memory": "3272Mi"},
+                id="D15b",
+            ),
+            pytest.param(
+                rayjob(
+                    head=H,
+                    workers=[
+                        worker(
+                            "w",
+                            2,
+                            None,
+                            None,
+                            2,
+                            [
+                                container("a", {"cpu": "1", "memory": "1Gi"}),
+                                container("b", {"cpu": "250m", "memory": "256Mi"}),
+                            ],
+                        )
+                    ],
+                    mode="SidecarMode",
+                ),
+                5,
+                {"cpu": "6500m", "memory": "7368Mi"},
+                id="D18",
+            ),
+            pytest.param(
+                rayjob(head=H, workers=[W(1, 3, 5, 2)], autoscaling=True, mode="HTTPMode"),
+                7,
+                {"cpu": "13", "memory": "26Gi", "nvidia.com/gpu": "6"},
+                id="D19",
+            ),
         ],
     )
-    def test_vector(self, manifest: dict[str, Any], members: int, resources: dict[str, str]) -> None:
+    def test_vector(
+        self, manifest: dict[str, Any], members: int, resources: dict[str, str]
+    ) -> None:
         assert kuberay(manifest) == (members, resources)
 
 
@@ -294,8 +535,12 @@ class TestKubeRaySample:
     def sample(self) -> dict[str, Any]:
         path = SHARED / "samples" / "kuberay" / "ray-job.volcano-scheduler-queue.yaml"
         if not path.is_file():
-            pytest.skip(f"{path} is absent (the shared research folder is not beside this checkout)")
-        return next(d for d in yaml.safe_load_all(path.read_text()) if d and d.get("kind") == "RayJob")
+            pytest.skip(
+                f"{path} is absent (the shared research folder is not beside this checkout)"
+            )
+        return next(
+            d for d in yaml.safe_load_all(path.read_text()) if d and d.get("kind") == "RayJob"
+        )
 
     @pytest.mark.parametrize(
         ("mode", "resources"),
@@ -316,8 +561,12 @@ class TestEffectiveAccounting:
         job = rayjob(
             name="demo-job",
             head=H,
-            workers=[worker("compute", 2, 2, 2, 1, [container("w", {"cpu": "2", "memory": "4Gi"})])],
-            submitter_template={"spec": {"containers": [container("s", {"cpu": "500m", "memory": "512Mi"})]}},
+            workers=[
+                worker("compute", 2, 2, 2, 1, [container("w", {"cpu": "2", "memory": "4Gi"})])
+            ],
+            submitter_template={
+                "spec": {"containers": [container("s", {"cpu": "500m", "memory": "512Mi"})]}
+            },
         )
         assert effective(job) == (3, {"cpu": "5500m", "memory": "10752Mi"})
         assert kuberay(job) == (3, {"cpu": "5500m", "memory": "10752Mi"})
@@ -363,7 +612,10 @@ class TestEffectiveAccounting:
     def test_autoscaler_options_override(self) -> None:
         job = rayjob(head=H, autoscaling=True, mode="InteractiveMode")
         job["spec"]["rayClusterSpec"]["autoscalerOptions"] = {
-            "resources": {"requests": {"cpu": "200m", "memory": "256Mi"}, "limits": {"cpu": "1", "memory": "1Gi"}}
+            "resources": {
+                "requests": {"cpu": "200m", "memory": "256Mi"},
+                "limits": {"cpu": "1", "memory": "1Gi"},
+            }
         }
         assert effective(job) == (1, {"cpu": "1200m", "memory": "2304Mi"})
 
@@ -383,7 +635,12 @@ class TestEffectiveAccounting:
         assert effective(job) == (1, {"cpu": "1", "memory": "2Gi"})
 
     def test_submitter_init_container_counted(self) -> None:
-        template = {"spec": {"initContainers": [container("auth", {"cpu": "1"})], "containers": [container("s", {"cpu": "500m"})]}}
+        template = {
+            "spec": {
+                "initContainers": [container("auth", {"cpu": "1"})],
+                "containers": [container("s", {"cpu": "500m"})],
+            }
+        }
         job = rayjob(head=H, submitter_template=template)
         assert effective(job)[1]["cpu"] == "2"
         assert kuberay(job)[1]["cpu"] == "1500m"

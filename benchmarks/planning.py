@@ -1,0 +1,284 @@
+"""Planning benchmarks: ``load_documents`` + ``plan_stack`` (+ preflight) + ``render_json``."""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import importlib
+import time
+import tracemalloc
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from benchmarks.measure import best_of, fit_exponent, maxrss_bytes
+from benchmarks.synth import make_documents, make_snapshot_objects
+from components.gang import Accounting
+from components.loader import load_documents
+from components.plan import StackPlan, plan_stack
+from components.render import render_json
+from components.settings import StackSettings
+from components.snapshot import ClusterSnapshot, snapshot_from_objects
+
+__all__ = [
+    "MemoryResult",
+    "PlanSeries",
+    "load_preflight",
+    "measure_memory",
+    "plan_once",
+    "run_planning",
+]
+
+PREFLIGHT_MISSING = "skipped: components.preflight not available"
+
+Preflight = Callable[..., Any]
+
+
+def load_preflight() -> tuple[Preflight | None, str]:
+    """``components.preflight.preflight_job``, or None and why it cannot be used."""
+    try:
+        module = importlib.import_module("components.preflight")
+    except ImportError:
+        return None, PREFLIGHT_MISSING
+    except Exception as exc:  # a module half-written by someone else: report, do not crash
+        return None, f"{PREFLIGHT_MISSING} ({type(exc).__name__}: {exc})"
+    func = getattr(module, "preflight_job", None)
+    if not callable(func):
+        return None, f"{PREFLIGHT_MISSING} (no preflight_job)"
+    return func, ""
+
+
+def _preflight_all(plan: StackPlan, snapshot: ClusterSnapshot, preflight: Preflight) -> StackPlan:
+    # As the stack does: every job against the snapshot, with the stack's other jobs as
+    # its siblings (``others``: the jobs of the same stack, this one excluded).
+    queues = {q.name: q for q in plan.queues}
+    jobs = plan.jobs
+    done = tuple(
+        dataclasses.replace(
+            job,
+            preflight=preflight(
+                job, queues=queues, snapshot=snapshot, others=jobs[:i] + jobs[i + 1 :]
+            ),
+        )
+        for i, job in enumerate(jobs)
+    )
+    return dataclasses.replace(plan, jobs=done)
+
+
+def plan_once(
+    docs: Sequence[tuple[str, object]],
+    settings: StackSettings,
+    snapshot: ClusterSnapshot | None = None,
+    preflight: Preflight | None = None,
+) -> tuple[str, int]:
+    """What ``raygang plan --format json`` does after reading its inputs.
+
+    Returns:
+        The JSON text and the number of jobs planned.
+    """
+    loaded = load_documents(docs)
+    plan = plan_stack(loaded.jobs, loaded.queues, settings, loaded.ignored)
+    if snapshot is not None and preflight is not None:
+        plan = _preflight_all(plan, snapshot, preflight)
+    return render_json(plan), len(plan.jobs)
+
+
+@dataclass
+class PlanSeries:
+    """One planning series: an accounting, with or without a cluster snapshot.
+
+    Attributes:
+        accounting: ``kuberay`` or ``effective``.
+        snapshot: a description of the snapshot (``none``, ``500 nodes``).
+        sizes: job counts.
+        seconds: best-of wall time of the whole plan, per size.
+        skipped: why the series did not run (empty when it did).
+        skipped_sizes: sizes left out because they would exceed the time budget.
+        notes: why they were left out.
+    """
+
+    accounting: str
+    snapshot: str
+    sizes: list[int] = field(default_factory=list)
+    seconds: list[float] = field(default_factory=list)
+    skipped: str = ""
+    skipped_sizes: list[int] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def per_job(self) -> list[float]:
+        """Seconds per job, per size."""
+        return [t / n for t, n in zip(self.seconds, self.sizes, strict=True)]
+
+    @property
+    def exponent(self) -> float | None:
+        """The fitted growth exponent (None when skipped or one size only)."""
+        if self.skipped or len(self.sizes) < 2:
+            return None
+        return fit_exponent(self.sizes, self.seconds)
+
+    def seconds_at(self, jobs: int) -> tuple[float, bool] | None:
+        """Time for ``jobs`` jobs: measured, or extrapolated linearly from the largest size.
+
+        Returns:
+            The seconds and whether they were measured; None when the series did not run.
+        """
+        if self.skipped or not self.sizes:
+            return None
+        if jobs in self.sizes:
+            return self.seconds[self.sizes.index(jobs)], True
+        return self.seconds[-1] / self.sizes[-1] * jobs, False
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready."""
+        return {
+            "accounting": self.accounting,
+            "snapshot": self.snapshot,
+            "sizes": self.sizes,
+            "seconds": self.seconds,
+            "seconds_per_job": self.per_job if not self.skipped else [],
+            "exponent": self.exponent,
+            "skipped": self.skipped or None,
+            "skipped_sizes": self.skipped_sizes,
+            "notes": self.notes,
+        }
+
+
+@dataclass
+class PlanningResult:
+    """Every planning series plus what building the snapshot cost."""
+
+    series: list[PlanSeries]
+    snapshot_nodes: int
+    snapshot_objects: int
+    snapshot_build_seconds: float
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready."""
+        return {
+            "series": [s.as_dict() for s in self.series],
+            "snapshot_nodes": self.snapshot_nodes,
+            "snapshot_objects": self.snapshot_objects,
+            "snapshot_build_seconds": self.snapshot_build_seconds,
+        }
+
+
+def _snapshot_sizes(sizes: Sequence[int]) -> list[int]:
+    # Preflight can be slow enough that the budget stops the series early; a second small
+    # size (twice the first) still gives it a growth exponent.
+    return sorted({*sizes, 2 * sizes[0]}) if sizes else []
+
+
+def _run_series(
+    row: PlanSeries,
+    sizes: Sequence[int],
+    repeat: int,
+    budget: float,
+    measure: Callable[[int], tuple[float, int]],
+) -> None:
+    """Measure ``row`` at each size while the predicted time fits in ``budget`` seconds."""
+    spent = 0.0
+    for n in sizes:
+        if row.seconds:
+            per_job = row.seconds[-1] / row.sizes[-1]
+            predicted = per_job * n
+            if spent + predicted > budget:
+                row.skipped_sizes.append(n)
+                row.notes.append(
+                    f"N={n} not run: about {predicted:.0f} s predicted, over the "
+                    f"{budget:.0f} s budget of this series"
+                )
+                continue
+        start = time.perf_counter()
+        seconds, planned = measure(n)
+        spent += time.perf_counter() - start
+        if planned != n:
+            raise AssertionError(f"planned {planned} jobs of {n}")
+        row.sizes.append(n)
+        row.seconds.append(seconds)
+
+
+def run_planning(
+    sizes: Sequence[int],
+    repeat: int,
+    nodes: int = 500,
+    budget: float = 150.0,
+    seed: int = 20251129,
+) -> PlanningResult:
+    """Time the planner for every size and accounting, without and with a snapshot.
+
+    Args:
+        sizes: job counts, ascending.
+        repeat: best of how many runs.
+        nodes: Nodes in the cluster snapshot.
+        budget: seconds a snapshot (preflight) series may take; larger sizes are skipped.
+        seed: the generator's seed.
+    """
+    preflight, why = load_preflight()
+    objects = make_snapshot_objects(nodes)
+    start = time.perf_counter()
+    snapshot = snapshot_from_objects(objects, "bench snapshot")
+    build = time.perf_counter() - start
+    all_sizes = sorted({*sizes, *_snapshot_sizes(sizes)})
+    docs_by_size = {n: make_documents(n, seed) for n in all_sizes}
+    series: list[PlanSeries] = []
+    for with_snapshot in (False, True):
+        for accounting in Accounting:
+            settings = StackSettings(accounting=accounting)
+            row = PlanSeries(str(accounting), f"{nodes} nodes" if with_snapshot else "none")
+            series.append(row)
+            if with_snapshot and preflight is None:
+                row.skipped = why
+                continue
+
+            def measure(
+                n: int, settings: StackSettings = settings, with_snapshot: bool = with_snapshot
+            ) -> tuple[float, int]:
+                run = functools.partial(
+                    plan_once,
+                    docs_by_size[n],
+                    settings,
+                    snapshot if with_snapshot else None,
+                    preflight,
+                )
+                seconds, (_, planned) = best_of(repeat, run)
+                return seconds, planned
+
+            if with_snapshot:
+                _run_series(row, _snapshot_sizes(sizes), repeat, budget, measure)
+            else:
+                _run_series(row, sizes, repeat, float("inf"), measure)
+    return PlanningResult(series, nodes, len(snapshot.objects), build)
+
+
+@dataclass
+class MemoryResult:
+    """Peak memory of one plan.
+
+    Attributes:
+        jobs: how many jobs were planned.
+        tracemalloc_peak: peak bytes allocated by Python while planning (inputs excluded).
+        maxrss: the process's peak resident set size right after (imports included).
+    """
+
+    jobs: int
+    tracemalloc_peak: int
+    maxrss: int
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready."""
+        return dataclasses.asdict(self)
+
+
+def measure_memory(jobs: int, seed: int = 20251129) -> MemoryResult:
+    """Peak memory of planning ``jobs`` jobs (effective accounting, no snapshot)."""
+    docs = make_documents(jobs, seed)
+    tracemalloc.start()
+    try:
+        text, planned = plan_once(docs, StackSettings())
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    if planned != jobs or not text:
+        raise AssertionError(f"planned {planned} jobs of {jobs}")
+    return MemoryResult(jobs, peak, maxrss_bytes())

@@ -1,0 +1,406 @@
+"""``python -m benchmarks``: every scenario in one run, ratios against in-run baselines.
+
+Absolute times depend on the machine; each target is a ratio or an exponent measured in
+the same process, so it travels. A missed target is reported (``MISSED``) and the exit
+status stays 0; only a crash exits non-zero.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+from benchmarks.measure import LONG_RUN_SECONDS, format_seconds, load_average, machine_info
+from benchmarks.planning import MemoryResult, PlanningResult, measure_memory, run_planning
+from benchmarks.pulumi_mocks import PulumiResult, run_pulumi
+from benchmarks.quantities import QuantityResult, run_quantities
+
+__all__ = ["SCENARIOS", "TARGETS", "Config", "Target", "main"]
+
+# Section names, in print order; the smoke test checks every one is printed.
+SCENARIOS = ("quantity", "planning", "memory", "pulumi", "plan-vs-pulumi")
+
+# name: (limit, what the value is).
+TARGETS: dict[str, tuple[float, str]] = {
+    "plan-vs-pulumi": (0.5, "plan time / Pulumi bare registration time, same jobs"),
+    "plan-growth": (1.1, "worst fitted growth exponent of planning time"),
+    "component-overhead": (1.3, "RayJobGang registration time / bare resources"),
+    "quantity-parse": (1.0, "Quantity.parse time / lightkube parse_quantity time"),
+}
+
+
+@dataclass(frozen=True)
+class Config:
+    """Sizes and repetitions of one run."""
+
+    quick: bool
+    repeat: int
+    plan_sizes: tuple[int, ...]
+    pulumi_sizes: tuple[int, ...]
+    memory_jobs: int
+    nodes: int
+    preflight_budget: float
+    quantity_inputs: int
+    preview: bool
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace) -> Config:
+        """The full run, or the ``--quick`` one; explicit options override either."""
+        if args.quick:
+            base = cls(True, 1, (4, 12), (2, 6), 12, 20, 20.0, 2000, True)
+        else:
+            base = cls(False, 3, (10, 100, 1000), (10, 100, 300), 1000, 500, 150.0, 20000, True)
+        changes: dict[str, Any] = {}
+        if args.repeat is not None:
+            changes["repeat"] = args.repeat
+        if args.plan_sizes:
+            changes["plan_sizes"] = tuple(sorted(args.plan_sizes))
+            changes["memory_jobs"] = max(args.plan_sizes)
+        if args.pulumi_sizes:
+            changes["pulumi_sizes"] = tuple(sorted(args.pulumi_sizes))
+        if args.nodes is not None:
+            changes["nodes"] = args.nodes
+        if args.preflight_budget is not None:
+            changes["preflight_budget"] = args.preflight_budget
+        if args.no_preview:
+            changes["preview"] = False
+        return cls(**{**asdict(base), **changes})
+
+
+@dataclass
+class Target:
+    """One target: a ratio or exponent, its limit, and whether it was met."""
+
+    name: str
+    value: float | None
+    limit: float
+    detail: str
+
+    @property
+    def status(self) -> str:
+        """``met``, ``MISSED``, or ``skipped`` when nothing was measured."""
+        if self.value is None:
+            return "skipped"
+        return "met" if self.value <= self.limit else "MISSED"
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready."""
+        return {**asdict(self), "status": self.status, "means": TARGETS[self.name][1]}
+
+
+@dataclass
+class Report:
+    """Everything one run measured."""
+
+    config: Config
+    machine: dict[str, Any]
+    quantity: QuantityResult | None = None
+    planning: PlanningResult | None = None
+    memory: MemoryResult | None = None
+    pulumi: list[PulumiResult] = field(default_factory=list)
+    targets: list[Target] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready."""
+        return {
+            "machine": self.machine,
+            "config": asdict(self.config),
+            "quantity": self.quantity.as_dict() if self.quantity else None,
+            "planning": self.planning.as_dict() if self.planning else None,
+            "memory": self.memory.as_dict() if self.memory else None,
+            "pulumi": [p.as_dict() for p in self.pulumi],
+            "targets": [t.as_dict() for t in self.targets],
+        }
+
+
+def _ratio(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.2f}"
+
+
+def _mib(value: float) -> str:
+    return f"{value / 2**20:.1f} MiB"
+
+
+def _target_line(target: Target) -> str:
+    return (
+        f"  ratio {target.name}: {_ratio(target.value)} (target <= {target.limit:.2f}): "
+        f"{target.status} -- {target.detail}"
+    )
+
+
+class Printer:
+    """Writes sections as they finish, so a long run shows progress."""
+
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+
+    def line(self, text: str = "") -> None:
+        """One line, flushed."""
+        self.out.write(text + "\n")
+        self.out.flush()
+
+    def table(self, rows: Sequence[Sequence[str]], indent: str = "  ") -> None:
+        """Left-aligned columns."""
+        widths = [max(len(row[i]) for row in rows if i < len(row)) for i in range(len(rows[0]))]
+        for row in rows:
+            cells = [c.ljust(widths[i]) for i, c in enumerate(row)]
+            self.line((indent + "  ".join(cells)).rstrip())
+
+
+def _quantity_section(p: Printer, config: Config) -> tuple[QuantityResult, Target]:
+    result = run_quantities(config.quantity_inputs, max(config.repeat, 3))
+    p.line("[quantity] components.quantity.Quantity.parse vs lightkube parse_quantity")
+    if result.skipped:
+        p.line(f"  {result.skipped}")
+        target = Target("quantity-parse", None, TARGETS["quantity-parse"][0], result.skipped)
+    else:
+        p.line(
+            f"  {result.inputs} inputs accepted by both ({result.rejected} generated inputs "
+            "refused by one of them and left out)"
+        )
+        p.table(
+            [
+                ["", "raygang", "lightkube", "ratio"],
+                [
+                    "parse",
+                    f"{result.ours_parse * 1e6:.2f} µs/op",
+                    f"{result.theirs_parse * 1e6:.2f} µs/op",
+                    _ratio(result.parse_ratio),
+                ],
+                [
+                    "sum",
+                    f"{1 / result.ours_add / 1e6:.2f} M adds/s",
+                    f"{1 / result.theirs_add / 1e6:.2f} M adds/s (Decimal)",
+                    _ratio(result.add_ratio),
+                ],
+            ]
+        )
+        target = Target(
+            "quantity-parse",
+            result.parse_ratio,
+            TARGETS["quantity-parse"][0],
+            "time per parse, raygang / lightkube, same inputs",
+        )
+    p.line(_target_line(target))
+    return result, target
+
+
+def _planning_section(p: Printer, config: Config) -> tuple[PlanningResult, Target]:
+    result = run_planning(
+        config.plan_sizes, config.repeat, nodes=config.nodes, budget=config.preflight_budget
+    )
+    p.line(
+        "[planning] load_documents + plan_stack (+ preflight_job per job) + render_json, "
+        "time per job"
+    )
+    p.line(
+        f"  snapshot: {result.snapshot_nodes} nodes, {result.snapshot_objects} objects, "
+        f"indexed in {format_seconds(result.snapshot_build_seconds)} (not in the times below)"
+    )
+    sizes = sorted({n for s in result.series for n in s.sizes} | set(config.plan_sizes))
+    rows = [["accounting", "snapshot", *[f"N={n}" for n in sizes], "exponent"]]
+    notes: list[str] = []
+    for series in result.series:
+        if series.skipped:
+            rows.append([series.accounting, series.snapshot, series.skipped])
+            continue
+        cells = []
+        for n in sizes:
+            if n in series.sizes:
+                cells.append(format_seconds(series.seconds[series.sizes.index(n)] / n))
+            else:
+                cells.append("-")
+        rows.append([series.accounting, series.snapshot, *cells, _ratio(series.exponent)])
+        notes += [f"{series.accounting}/{series.snapshot}: {note}" for note in series.notes]
+    p.table(rows)
+    for note in notes:
+        p.line(f"  note: {note}")
+    fitted = [(s.exponent, s) for s in result.series if s.exponent is not None]
+    if fitted:
+        worst, which = max(fitted, key=lambda item: item[0] or 0.0)
+        detail = (
+            f"worst series {which.accounting}/{which.snapshot} over N={which.sizes}; "
+            "least-squares slope of log(time) on log(N)"
+        )
+        target = Target("plan-growth", worst, TARGETS["plan-growth"][0], detail)
+    else:
+        target = Target("plan-growth", None, TARGETS["plan-growth"][0], "no series fitted")
+    p.line(_target_line(target))
+    return result, target
+
+
+def _memory_section(p: Printer, config: Config) -> MemoryResult:
+    result = measure_memory(config.memory_jobs)
+    p.line(f"[memory] peak memory of planning {result.jobs} jobs (effective, no snapshot)")
+    p.line(
+        f"  tracemalloc peak {_mib(result.tracemalloc_peak)} "
+        f"({result.tracemalloc_peak / result.jobs / 1024:.0f} KiB per job); "
+        f"process maxrss so far {_mib(result.maxrss)}"
+    )
+    p.line("  ratio memory: none (reported, no target)")
+    return result
+
+
+def _pulumi_section(p: Printer, config: Config) -> tuple[list[PulumiResult], Target]:
+    modes = (False, True) if config.preview else (False,)
+    results = [run_pulumi(config.pulumi_sizes, config.repeat, preview=m) for m in modes]
+    p.line(
+        "[pulumi] registration under the SDK mocks: RayJobGang components vs bare "
+        "pulumi_kubernetes resources (same kinds, inputs, depends_on)"
+    )
+    rows = [["mode", "jobs", "custom", "components", "bare", "component", "ratio"]]
+    for result in results:
+        for run in result.runs:
+            rows.append(
+                [
+                    result.mode,
+                    str(run.jobs),
+                    str(run.custom_resources),
+                    str(run.components),
+                    format_seconds(run.bare_seconds),
+                    format_seconds(run.component_seconds),
+                    _ratio(run.ratio),
+                ]
+            )
+    p.table(rows)
+    for result in results:
+        p.line(
+            f"  growth exponent ({result.mode}): bare {_ratio(result.exponent('bare'))}, "
+            f"component {_ratio(result.exponent('component'))}"
+        )
+    largest = [(r.runs[-1].ratio, r) for r in results if r.runs]
+    if largest:
+        worst, which = max(largest, key=lambda item: item[0])
+        detail = f"{which.mode}, {which.runs[-1].jobs} jobs (worst mode at the largest size)"
+        target = Target("component-overhead", worst, TARGETS["component-overhead"][0], detail)
+    else:
+        target = Target("component-overhead", None, TARGETS["component-overhead"][0], "no runs")
+    p.line(_target_line(target))
+    return results, target
+
+
+def _plan_vs_pulumi_section(
+    p: Printer, planning: PlanningResult, pulumi: Sequence[PulumiResult]
+) -> Target:
+    jobs = max((max(s.sizes) for s in planning.series if s.sizes), default=0)
+    up = next((r for r in pulumi if r.mode == "up" and r.runs), None)
+    p.line(f"[plan-vs-pulumi] planning {jobs} jobs vs Pulumi registering their resources (up)")
+    limit = TARGETS["plan-vs-pulumi"][0]
+    if up is None or jobs == 0:
+        target = Target("plan-vs-pulumi", None, limit, "nothing to compare")
+        p.line(_target_line(target))
+        return target
+    bare, measured = up.bare_seconds_at(jobs)
+    how = "measured" if measured else f"extrapolated linearly from {up.runs[-1].jobs} jobs"
+    p.line(f"  Pulumi bare registration of {jobs} jobs: {format_seconds(bare)} ({how})")
+    worst: tuple[float, str] | None = None
+    for series in planning.series:
+        at = series.seconds_at(jobs)
+        if at is None:
+            continue
+        seconds, plan_measured = at
+        ratio = seconds / bare
+        origin = "measured" if plan_measured else f"extrapolated from N={series.sizes[-1]}"
+        p.line(
+            f"  plan {series.accounting}/{series.snapshot}: {format_seconds(seconds)} "
+            f"({origin}), ratio {_ratio(ratio)}"
+        )
+        label = f"{series.accounting}/{series.snapshot}"
+        if worst is None or ratio > worst[0]:
+            worst = (ratio, label)
+    if worst is None:
+        target = Target("plan-vs-pulumi", None, limit, "no planning series ran")
+    else:
+        detail = f"slowest series {worst[1]}, {jobs} jobs; Pulumi time {how}"
+        target = Target("plan-vs-pulumi", worst[0], limit, detail)
+    p.line(_target_line(target))
+    return target
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks",
+        description="raygang benchmarks: planning, Pulumi registration under mocks, "
+        "quantity parsing and memory, as ratios against baselines of the same run.",
+    )
+    parser.add_argument("--quick", action="store_true", help="tiny sizes, one run each (smoke)")
+    parser.add_argument("--json", type=Path, metavar="FILE", help="also write results as JSON")
+    parser.add_argument("--repeat", type=int, help="best of K runs (default 3, quick 1)")
+    parser.add_argument("--plan-sizes", type=int, nargs="+", metavar="N", help="job counts")
+    parser.add_argument("--pulumi-sizes", type=int, nargs="+", metavar="N", help="job counts")
+    parser.add_argument("--nodes", type=int, help="Nodes in the snapshot (default 500)")
+    parser.add_argument(
+        "--preflight-budget",
+        type=float,
+        metavar="SECONDS",
+        help="time budget of each snapshot series (default 150)",
+    )
+    parser.add_argument("--no-preview", action="store_true", help="skip the preview-mode runs")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
+    """Run every scenario, print the report, and return the exit status (0 unless a crash)."""
+    args = _parser().parse_args(argv)
+    config = Config.from_args(args)
+    p = Printer(out or sys.stdout)
+    machine = machine_info()
+    report = Report(config, machine)
+    quick = "  (--quick: sizes too small for the targets to mean anything)" if config.quick else ""
+    p.line(f"raygang benchmarks, {machine['date']}{quick}")
+    load = machine["load_average_1m"]
+    p.line(
+        f"machine: {machine['nproc']} CPUs ({machine['cpu']}), {machine['memory_gib']} GiB RAM, "
+        f"{machine['python']}, {machine['platform']}"
+        + (f", load {load:.2f} at start" if load is not None else "")
+    )
+    p.line(
+        f"runs: best of {config.repeat} (a run over {LONG_RUN_SECONDS:.0f} s is not repeated); "
+        f"plan sizes {list(config.plan_sizes)}, Pulumi sizes {list(config.pulumi_sizes)}"
+    )
+    p.line()
+
+    def quantity() -> None:
+        report.quantity, target = _quantity_section(p, config)
+        report.targets.append(target)
+
+    def planning() -> None:
+        report.planning, target = _planning_section(p, config)
+        report.targets.append(target)
+
+    def memory() -> None:
+        report.memory = _memory_section(p, config)
+
+    def pulumi() -> None:
+        report.pulumi, target = _pulumi_section(p, config)
+        report.targets.append(target)
+
+    def plan_vs_pulumi() -> None:
+        assert report.planning is not None
+        report.targets.insert(0, _plan_vs_pulumi_section(p, report.planning, report.pulumi))
+
+    steps: list[Callable[[], None]] = [quantity, planning, memory, pulumi, plan_vs_pulumi]
+    for step in steps:
+        step()
+        p.line()
+
+    order = list(TARGETS)
+    report.targets.sort(key=lambda t: order.index(t.name))
+    p.line("targets")
+    p.table(
+        [["target", "value", "limit", "result"]]
+        + [[t.name, _ratio(t.value), f"<= {t.limit:.2f}", t.status] for t in report.targets]
+    )
+    end_load = load_average()
+    if end_load is not None:
+        p.line(f"load {end_load:.2f} at end (ratios are measured in one process; absolute")
+        p.line("times scale with the machine and its load)")
+    if args.json is not None:
+        args.json.write_text(json.dumps(report.as_dict(), indent=2) + "\n", encoding="utf-8")
+        p.line(f"wrote {args.json}")
+    return 0

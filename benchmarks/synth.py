@@ -1,0 +1,279 @@
+"""Deterministic synthetic inputs: RayJobs, Queues, a cluster snapshot, quantity strings.
+
+Everything is drawn from a seeded :class:`random.Random`, so two runs (or two machines)
+benchmark the same documents. Jobs are generated in blocks of ten whose *shape mix* is
+fixed (worker-group counts, autoscaling, init containers, modes are shuffled within a
+block, not drawn independently), so the first 10 jobs cost about as much per job as the
+first 1000 and the fitted growth exponent measures the planner, not sampling noise.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+__all__ = [
+    "DECLARED_QUEUES",
+    "EXISTING_QUEUES",
+    "IMAGE",
+    "make_documents",
+    "make_quantity_inputs",
+    "make_snapshot_objects",
+    "queue_manifest",
+    "rayjob_manifest",
+]
+
+IMAGE = "rayproject/ray:2.52.0"
+BLOCK = 10
+
+# Queues the stack declares (and creates) versus queues that already exist in the cluster.
+DECLARED_QUEUES = ("ray-batch", "ray-train")
+EXISTING_QUEUES = ("ray-dev", "ray-adhoc")
+NAMESPACES = ("default", "ml", "team-a", "team-b")
+
+# Mixed quantity forms, as users write them: milli, decimal fractions, ints, exponents,
+# binary and decimal suffixes. Python ints are what YAML gives for `cpu: 2`.
+CPU_FORMS: tuple[str | int, ...] = ("500m", "1.5", "2", 4, "250m", "1e0", "2500m", 1, "0.5")
+MEMORY_FORMS: tuple[str, ...] = ("2Gi", "1536Mi", "1G", "4e9", "512Mi", "8Gi", "3.5Gi", "16Gi")
+STORAGE_FORMS: tuple[str, ...] = ("10Gi", "1e10", "500M", "1e3", "20G")
+# Worker-group counts of one block of ten jobs: 1..20, mean 10.5.
+GROUP_COUNTS = (1, 3, 5, 7, 9, 12, 14, 16, 18, 20)
+
+
+def _requests(rng: random.Random, gpu: bool = False, storage: bool = False) -> dict[str, Any]:
+    out: dict[str, Any] = {"cpu": rng.choice(CPU_FORMS), "memory": rng.choice(MEMORY_FORMS)}
+    if gpu:
+        out["nvidia.com/gpu"] = rng.choice((1, "1", 2, "4"))
+    if storage:
+        out["ephemeral-storage"] = rng.choice(STORAGE_FORMS)
+    return out
+
+
+def _container(
+    rng: random.Random, name: str, gpu: bool = False, limits: bool = True
+) -> dict[str, Any]:
+    requests = _requests(rng, gpu=gpu, storage=rng.random() < 0.2)
+    resources: dict[str, Any] = {"requests": requests}
+    if limits:
+        # Limits equal to requests on some containers, limits only (no requests) on others.
+        if rng.random() < 0.2:
+            resources = {"limits": requests}
+        else:
+            resources["limits"] = dict(requests)
+    return {"name": name, "image": IMAGE, "resources": resources}
+
+
+def _pod_spec(rng: random.Random, main: str, gpu: bool, extras: bool) -> dict[str, Any]:
+    spec: dict[str, Any] = {"containers": [_container(rng, main, gpu=gpu)]}
+    if extras:
+        # A regular sidecar, a plain init container and a native sidecar (KEP-753).
+        spec["containers"].append(_container(rng, "log-shipper"))
+        init = _container(rng, "fetch-model")
+        sidecar = _container(rng, "proxy")
+        sidecar["restartPolicy"] = "Always"
+        spec["initContainers"] = [init, sidecar]
+    return spec
+
+
+def _worker_group(
+    rng: random.Random, index: int, autoscaling: bool, extras: bool
+) -> dict[str, Any]:
+    replicas = rng.randint(0, 8)
+    low = rng.randint(0, replicas)
+    high = replicas + rng.randint(0, 8)
+    group: dict[str, Any] = {
+        "groupName": f"group-{index}",
+        "replicas": replicas,
+        "minReplicas": low,
+        "maxReplicas": high,
+        "rayStartParams": {},
+        "template": {
+            "spec": _pod_spec(rng, "ray-worker", gpu=rng.random() < 0.3, extras=extras),
+        },
+    }
+    if rng.random() < 0.25:
+        group["numOfHosts"] = 2
+    if not autoscaling and rng.random() < 0.05:
+        group["suspend"] = True
+    if rng.random() < 0.05:
+        group["template"]["spec"]["overhead"] = {"cpu": "250m", "memory": "120Mi"}
+    return group
+
+
+def rayjob_manifest(
+    rng: random.Random,
+    index: int,
+    groups: int,
+    autoscaling: bool,
+    extras: bool,
+    mode: str,
+) -> dict[str, Any]:
+    """One synthetic RayJob with ``groups`` worker groups."""
+    labels: dict[str, str] = {"team": rng.choice(("vision", "nlp", "data-eng"))}
+    queue = rng.choice((*DECLARED_QUEUES, *EXISTING_QUEUES, None))
+    if queue is not None:
+        labels["volcano.sh/queue-name"] = queue
+    if rng.random() < 0.3:
+        labels["ray.io/priority-class-name"] = "training-high"
+    cluster: dict[str, Any] = {
+        "rayVersion": "2.52.0",
+        "headGroupSpec": {
+            "rayStartParams": {"num-cpus": "0"},
+            "template": {"spec": _pod_spec(rng, "ray-head", gpu=False, extras=extras)},
+        },
+        "workerGroupSpecs": [
+            _worker_group(rng, g, autoscaling, extras and g % 3 == 0) for g in range(groups)
+        ],
+    }
+    if autoscaling:
+        cluster["enableInTreeAutoscaling"] = True
+        if rng.random() < 0.5:
+            cluster["autoscalerOptions"] = {
+                "resources": {"requests": {"cpu": "500m", "memory": "1Gi"}},
+            }
+    spec: dict[str, Any] = {
+        "entrypoint": f"python /home/ray/app/train.py --job {index} --epochs {rng.randint(1, 50)}",
+        "shutdownAfterJobFinishes": True,
+        "ttlSecondsAfterFinished": 300,
+        "submissionMode": mode,
+        "rayClusterSpec": cluster,
+    }
+    if mode == "K8sJobMode" and rng.random() < 0.5:
+        spec["submitterPodTemplate"] = {
+            "spec": {
+                "restartPolicy": "Never",
+                "containers": [_container(rng, "ray-job-submitter")],
+            }
+        }
+    if rng.random() < 0.3:
+        spec["runtimeEnvYAML"] = f"env_vars:\n  RUN: '{index}'\n"
+    return {
+        "apiVersion": "ray.io/v1",
+        "kind": "RayJob",
+        "metadata": {
+            "name": f"job-{index:05d}",
+            "namespace": NAMESPACES[index % len(NAMESPACES)],
+            "labels": labels,
+        },
+        "spec": spec,
+    }
+
+
+def queue_manifest(name: str, cpu: str = "4000", memory: str = "16Ti") -> dict[str, Any]:
+    """A Volcano Queue with a capability."""
+    return {
+        "apiVersion": "scheduling.volcano.sh/v1beta1",
+        "kind": "Queue",
+        "metadata": {"name": name},
+        "spec": {"weight": 1, "reclaimable": True, "capability": {"cpu": cpu, "memory": memory}},
+    }
+
+
+def make_documents(count: int, seed: int = 20251129) -> list[tuple[str, object]]:
+    """The declared Queues followed by ``count`` RayJobs, as ``(source, object)`` pairs."""
+    rng = random.Random(seed)
+    docs: list[tuple[str, object]] = [
+        (f"bench/queues.yaml (document {i + 1})", queue_manifest(name))
+        for i, name in enumerate(DECLARED_QUEUES)
+    ]
+    modes = ["K8sJobMode"] * 7 + ["SidecarMode"] * 2 + ["InteractiveMode"]
+    for start in range(0, count, BLOCK):
+        counts = list(GROUP_COUNTS)
+        scaling = [True] * 3 + [False] * 7
+        extras = [True] * 4 + [False] * 6
+        block_modes = list(modes)
+        for values in (counts, scaling, extras, block_modes):
+            rng.shuffle(values)
+        for k in range(min(BLOCK, count - start)):
+            index = start + k
+            job = rayjob_manifest(rng, index, counts[k], scaling[k], extras[k], block_modes[k])
+            docs.append((f"bench/jobs.yaml (document {index + 1})", job))
+    return docs
+
+
+def _node(rng: random.Random, index: int) -> dict[str, Any]:
+    gpu = index % 5 == 0
+    allocatable: dict[str, str] = {
+        "cpu": rng.choice(("32", "64", "96")),
+        "memory": rng.choice(("128Gi", "256Gi", "384Gi")),
+        "pods": "110",
+        "ephemeral-storage": "500Gi",
+    }
+    if gpu:
+        allocatable["nvidia.com/gpu"] = "8"
+    node: dict[str, Any] = {
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {
+            "name": f"node-{index:04d}",
+            "labels": {
+                "kubernetes.io/hostname": f"node-{index:04d}",
+                "topology.kubernetes.io/zone": f"zone-{index % 3}",
+                "node.kubernetes.io/instance-type": "gpu" if gpu else "cpu",
+            },
+        },
+        "spec": {},
+        "status": {
+            "allocatable": allocatable,
+            "capacity": dict(allocatable),
+            "conditions": [{"type": "Ready", "status": "True"}],
+        },
+    }
+    if gpu:
+        node["spec"]["taints"] = [
+            {"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}
+        ]
+    if index % 97 == 0:
+        node["spec"]["unschedulable"] = True
+    return node
+
+
+def _pod(rng: random.Random, index: int, node: str) -> dict[str, Any]:
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": f"running-{index:05d}", "namespace": "other"},
+        "spec": {
+            "nodeName": node,
+            "schedulerName": "default-scheduler",
+            "containers": [
+                {
+                    "name": "app",
+                    "image": "busybox",
+                    "resources": {"requests": _requests(rng)},
+                }
+            ],
+        },
+        "status": {"phase": "Running"},
+    }
+
+
+def make_snapshot_objects(
+    nodes: int = 500, pods_per_node: int = 3, seed: int = 7
+) -> list[dict[str, Any]]:
+    """``kubectl get nodes,pods,queues -A -o yaml``-like output: one ``v1`` List."""
+    rng = random.Random(seed)
+    items: list[dict[str, Any]] = [_node(rng, i) for i in range(nodes)]
+    items += [_pod(rng, i, f"node-{i % nodes:04d}") for i in range(nodes * pods_per_node)]
+    for name in ("default", *DECLARED_QUEUES, *EXISTING_QUEUES):
+        queue = queue_manifest(name)
+        queue["status"] = {"state": "Open"}
+        items.append(queue)
+    return [{"apiVersion": "v1", "kind": "List", "items": items}]
+
+
+def make_quantity_inputs(count: int, seed: int = 11) -> list[str]:
+    """Quantity strings in the forms users write (both parsers must accept them)."""
+    rng = random.Random(seed)
+    mantissas = ("1", "2", "4", "8", "16", "100", "250", "500", "1536", "1.5", "0.5", "3.75")
+    suffixes = ("", "m", "k", "M", "G", "T", "Ki", "Mi", "Gi", "Ti", "e3", "e6", "e9", "e-3")
+    out: list[str] = []
+    for _ in range(count):
+        form = rng.random()
+        if form < 0.15:
+            out.append(str(rng.choice(CPU_FORMS)))
+        elif form < 0.3:
+            out.append(str(rng.choice(MEMORY_FORMS)))
+        else:
+            out.append(rng.choice(mantissas) + rng.choice(suffixes))
+    return out

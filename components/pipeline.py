@@ -1,0 +1,126 @@
+"""The whole planning pass, shared by ``raygang plan`` and the Pulumi program.
+
+inputs → plan (:mod:`components.plan`) → lifecycle decision from the cluster's facts
+(:mod:`components.lifecycle`) → preflight against Volcano's rules
+(:mod:`components.preflight`). Both entry points call :func:`plan_everything`, so the
+offline plan and what ``pulumi up`` registers come from one code path.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+
+from components.errors import Problem, SpecError
+from components.facts import gather_facts, parse_now
+from components.lifecycle import decide
+from components.loader import Documents
+from components.plan import JobPlan, StackPlan, plan_stack
+from components.preflight import NodeShape, parse_node_shapes, preflight_job
+from components.queues import QueueDecl
+from components.settings import StackSettings
+from components.snapshot import ClusterSnapshot, load_snapshot
+
+__all__ = ["finish_job", "plan_everything", "resolve_now", "resolve_snapshot"]
+
+
+def resolve_now(text: str | None) -> datetime:
+    """``--now`` / ``raygang:now`` when given, else the current UTC time.
+
+    Raises:
+        SpecError: a timestamp that is not RFC 3339.
+    """
+    if not text:
+        return datetime.now(UTC)
+    try:
+        return parse_now(text)
+    except ValueError as exc:
+        raise SpecError.one(
+            "--now / raygang:now", "now", str(exc), "an RFC 3339 time, e.g. 2026-11-29T10:00:00Z"
+        ) from None
+
+
+def resolve_snapshot(path: str | None, base: Path) -> ClusterSnapshot | None:
+    """Load the cluster snapshot named by ``--cluster`` / ``raygang:clusterSnapshot``."""
+    if not path:
+        return None
+    candidate = Path(path)
+    return load_snapshot(candidate if candidate.is_absolute() else base / candidate)
+
+
+def finish_job(
+    plan: JobPlan,
+    *,
+    queues: Mapping[str, QueueDecl],
+    snapshot: ClusterSnapshot | None,
+    now: datetime,
+    others: Sequence[JobPlan] = (),
+    node_shapes: Sequence[NodeShape] = (),
+) -> JobPlan:
+    """Apply the lifecycle decision and the preflight to one planned job.
+
+    Raises:
+        SpecError: the facts make the job's declared change impossible (a queue change
+            while it runs, say).
+    """
+    facts = gather_facts(snapshot, plan.namespace, plan.name) if snapshot is not None else None
+    try:
+        decided = decide(plan, facts, now)
+    except ValueError as exc:
+        if isinstance(exc, SpecError):
+            raise
+        raise SpecError([Problem(plan.item.source, "spec", str(exc))]) from None
+    result = preflight_job(
+        decided, queues=queues, snapshot=snapshot, others=others, node_shapes=node_shapes
+    )
+    return dataclasses.replace(decided, preflight=result)
+
+
+def plan_everything(
+    docs: Documents,
+    settings: StackSettings,
+    *,
+    base: Path,
+    snapshot: ClusterSnapshot | None = None,
+    now: datetime | None = None,
+) -> StackPlan:
+    """Plan a stack's documents completely: gang, lifecycle and preflight.
+
+    Args:
+        docs: the loaded RayJobs and Queues.
+        settings: the stack's settings.
+        base: the project directory, for a relative ``raygang:clusterSnapshot``.
+        snapshot: a cluster snapshot; when None, ``settings.cluster_snapshot`` is read.
+        now: the clock; when None, ``settings.now`` or the current time.
+
+    Raises:
+        SpecError: every problem found, in every job.
+    """
+    stack = plan_stack(docs.jobs, docs.queues, settings, docs.ignored)
+    if snapshot is None:
+        snapshot = resolve_snapshot(settings.cluster_snapshot, base)
+    clock = now or resolve_now(settings.now)
+    shapes = parse_node_shapes(settings.node_shapes) if settings.node_shapes else ()
+    declared = {q.name: q for q in stack.queues}
+    finished: list[JobPlan] = []
+    problems: list[Problem] = []
+    for job in stack.jobs:
+        others = [j for j in stack.jobs if j is not job]
+        try:
+            finished.append(
+                finish_job(
+                    job,
+                    queues=declared,
+                    snapshot=snapshot,
+                    now=clock,
+                    others=others,
+                    node_shapes=shapes,
+                )
+            )
+        except SpecError as exc:
+            problems.extend(exc.problems)
+    if problems:
+        raise SpecError(problems)
+    return dataclasses.replace(stack, jobs=tuple(finished))

@@ -1,0 +1,2557 @@
+"""Preflight: will Volcano ever admit and place this job's gang, and if not, why?
+
+``preflight_job`` replays, offline, what Volcano's scheduler does with the PodGroup
+``ray-<job>-pg`` under its **default configuration** (actions ``enqueue, allocate,
+backfill``; plugins priority, gang, conformance, overcommit, drf, predicates,
+proportion, nodeorder; research ``volcano.md`` §2 and §13):
+
+1. **Wiring**: the PodGroup webhook refuses a queue that does not exist or is not
+   ``Open`` (the ``up`` would fail there, before any pod exists).
+2. **Gang validity**: ``minMember`` must not exceed the pods KubeRay creates.
+3. **Enqueue** (Pending -> Inqueue): the overcommit plugin (``1.2 x allocatable -
+   used``, minus every reservation held by Inqueue and Running gangs), then the
+   proportion plugin (queue ``realCapability`` = cluster minus other queues'
+   guarantees, capped by ``capability``; minus what the queue's gangs hold).
+4. **Fair share** (allocate): proportion's water-filled ``deserved`` per queue.
+5. **Placement** (allocate): every pod of the gang on one node each, greedily, in
+   order, without backtracking; node fit = resources, cordon, nodeSelector/affinity,
+   taints -- in Volcano's order and with its messages. Pods beyond ``minMember``
+   (autoscaling) and the submitter must fit too, because the stack waits for the
+   RayCluster to be ready and the submitter is what runs the job.
+
+Every quantity is compared in Volcano's internal units (milli-cpu, bytes, whole pods,
+milli-units for extended resources; research §8) as exact integers or fractions.
+
+Decisions worth knowing:
+
+* **The submitter** (K8sJobMode) is reserved in ``minResources`` but is not a gang
+  member and only exists once the RayCluster is ready. It is therefore placed *after*
+  the gang, into what the gang left: Volcano handles it as an extra task of an already
+  running gang. If it cannot be placed the cluster comes up but the Ray job is never
+  submitted, which is reported as stuck.
+* **Sibling jobs** (``others``: jobs of the same stack and queue, created by the same
+  ``up``) are not counted in the verdict: once they finish, this job is admitted. They
+  are reported by the advisory ``siblings`` check (status ``warn``), because the one
+  Volcano admits last makes ``pulumi up`` wait for its RayCluster.
+* **Order**: KubeRay creates the head and workers within the same second, so Volcano's
+  task order (creation time, then pod UID) is not known in advance. Placement is
+  simulated head first and head last; when the two disagree, or only a tighter packing
+  succeeds, the check says so (``warn``) and the verdict is ``unknown``.
+* ``never_admitted`` is True only when waiting cannot help: the queue is missing or not
+  Open (the webhook refuses the PodGroup), ``minResources`` exceeds what the queue can
+  ever hold (capability, cluster size, other queues' guarantees), a pod fits no node
+  even when the node is empty, or a worker group has more pods than the empty cluster
+  can hold at all.
+
+Not modelled (the checks say ``warn`` where they would matter): network topology and
+subGroupPolicy, inter-pod affinity, host ports, volumes and zones, topology spread, DRA,
+scheduling gates, pod priority and preemption (not in the default actions anyway),
+pending pods of other schedulers, the helm chart's ``binpack`` scores, non-zero default
+requests in node scoring, and node choice among equal scores (Volcano picks at random;
+we pick by name).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from fractions import Fraction
+from typing import Any, Literal
+
+from pydantic import ValidationError
+
+from components.errors import Problem, SpecError
+from components.gang import Accounting, GangShare, compute_gang, desired_worker_replicas
+from components.manifests import GROUP_NAME_ANNOTATION, SCHEDULER
+from components.plan import JobPlan
+from components.podrequests import effective_pod_requests
+from components.quantity import Format, Quantity, QuantityError
+from components.queues import QueueDecl
+from components.snapshot import ClusterSnapshot
+from components.spec import PodSpec
+
+__all__ = [
+    "DEFAULT_OVERCOMMIT_FACTOR",
+    "Check",
+    "CheckStatus",
+    "NodeShape",
+    "PreflightResult",
+    "Verdict",
+    "parse_node_shapes",
+    "preflight_job",
+]
+
+Verdict = Literal["admitted", "stuck", "unknown"]
+CheckStatus = Literal["pass", "fail", "skip", "warn"]
+
+# The overcommit plugin's default ``overcommit-factor`` (1.2), exact.
+DEFAULT_OVERCOMMIT_FACTOR = Fraction(6, 5)
+
+# Checks that only advise: their status never changes the verdict.
+ADVISORY_CHECKS = frozenset({"siblings"})
+
+# kubelet's default maxPods, used for a declared node shape that does not say.
+_DEFAULT_MAX_PODS = 110
+
+# Above this many pods the greedy simulation is skipped rather than slowing a preview.
+_MAX_SIMULATED_PODS = 5000
+
+_WEBHOOK = 'admission webhook "validatepodgroup.volcano.sh" denied the request: '
+_UNSCHEDULABLE_TAINT = "node.kubernetes.io/unschedulable"
+_TERMINAL_PHASES = frozenset({"Succeeded", "Failed"})
+
+
+# --- Public types -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Check:
+    """One preflight check.
+
+    Attributes:
+        name: a stable identifier (``queue``, ``overcommit``, ``placement``...).
+        status: ``pass``; ``fail`` (blocks the gang); ``skip`` (not enough facts to
+            tell); ``warn`` (the outcome depends on something the model cannot know,
+            or, for the advisory ``siblings`` check, on other jobs of the same stack).
+        message: what was checked and what was found.
+    """
+
+    name: str
+    status: CheckStatus
+    message: str
+
+    def to_dict(self) -> dict[str, str]:
+        """``{"name", "status", "message"}``."""
+        return {"name": self.name, "status": self.status, "message": self.message}
+
+
+@dataclass(frozen=True)
+class PreflightResult:
+    """Whether Volcano will admit and place the gang.
+
+    Attributes:
+        verdict: ``admitted`` (every check passed against the snapshot); ``stuck``
+            (some check failed: the PodGroup stays Pending or Inqueue, or the job
+            never starts); ``unknown`` (some check was skipped or is uncertain, and
+            none failed). Never a guess: without a snapshot it is ``unknown``.
+        reasons: one line per failed or uncertain check: Volcano's own words where
+            Volcano says something, our explanation, then the smallest fix.
+        checks: every check, in evaluation order.
+        never_admitted: True when waiting cannot help (see the module docstring); the
+            Pulumi preview fails on it.
+    """
+
+    verdict: Verdict
+    reasons: tuple[str, ...]
+    checks: tuple[Check, ...]
+    never_admitted: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form: ``verdict``, ``neverAdmitted``, ``reasons``, ``checks``."""
+        return {
+            "verdict": self.verdict,
+            "neverAdmitted": self.never_admitted,
+            "reasons": list(self.reasons),
+            "checks": [c.to_dict() for c in self.checks],
+        }
+
+    def table_lines(self) -> list[str]:
+        """A block for ``raygang plan``'s table, indented like the rest of a job."""
+        headline = self.verdict + ("  (never admitted as declared)" if self.never_admitted else "")
+        lines = [f"  preflight     {headline}"]
+        lines += [f"                - {reason}" for reason in self.reasons]
+        width = max((len(c.name) for c in self.checks), default=0)
+        lines += [
+            f"    {c.name.ljust(width)}  {c.status.ljust(4)}  {c.message}" for c in self.checks
+        ]
+        return lines
+
+    def check(self, name: str) -> Check | None:
+        """The check with that name, if it ran."""
+        return next((c for c in self.checks if c.name == name), None)
+
+
+@dataclass(frozen=True)
+class NodeShape:
+    """A node the cluster has (or may scale to), declared for previews without a snapshot.
+
+    Attributes:
+        name: a label for messages (``gpu-a100``).
+        allocatable: what one such node offers; ``pods`` defaults to 110.
+        labels: node labels, for nodeSelector and node affinity.
+        taints: ``{key, value, effect}`` maps.
+    """
+
+    name: str
+    allocatable: Mapping[str, Quantity]
+    labels: Mapping[str, str] = field(default_factory=dict)
+    taints: tuple[Mapping[str, str], ...] = ()
+
+
+def parse_node_shapes(raw: object, source: str = "raygang:nodeShapes") -> tuple[NodeShape, ...]:
+    """Read declared node shapes (stack config ``raygang:nodeShapes``).
+
+    The expected form is a list of ``{name, allocatable: {cpu: "32", memory: "128Gi",
+    nvidia.com/gpu: "8"}, labels: {...}, taints: [{key, value, effect}]}``.
+
+    Raises:
+        SpecError: every malformed entry.
+    """
+    if raw is None:
+        return ()
+    if not isinstance(raw, list):
+        raise SpecError.one(
+            source, "<value>", f"is a {type(raw).__name__}", "a list of node shapes"
+        )
+    problems: list[Problem] = []
+    shapes: list[NodeShape] = []
+    for index, entry in enumerate(raw):
+        where = f"[{index}]"
+        if not isinstance(entry, Mapping):
+            problems.append(Problem(source, where, f"is a {type(entry).__name__}", "a map"))
+            continue
+        name = entry.get("name", f"shape-{index}")
+        allocatable_raw = entry.get("allocatable")
+        if not isinstance(allocatable_raw, Mapping) or not allocatable_raw:
+            problems.append(
+                Problem(source, f"{where}.allocatable", "is required", 'a map such as {cpu: "32"}')
+            )
+            continue
+        allocatable: dict[str, Quantity] = {}
+        for key, value in allocatable_raw.items():
+            try:
+                allocatable[str(key)] = Quantity.parse(value)
+            except QuantityError as exc:
+                problems.append(Problem(source, f"{where}.allocatable[{key!r}]", str(exc)))
+        allocatable.setdefault("pods", Quantity(str(_DEFAULT_MAX_PODS)))
+        labels = entry.get("labels") or {}
+        taints = entry.get("taints") or []
+        if not isinstance(labels, Mapping):
+            problems.append(Problem(source, f"{where}.labels", "is not a map", "label: value"))
+            labels = {}
+        if not isinstance(taints, list) or not all(isinstance(t, Mapping) for t in taints):
+            problems.append(
+                Problem(
+                    source, f"{where}.taints", "is not a list of maps", "[{key, value, effect}]"
+                )
+            )
+            taints = []
+        shapes.append(
+            NodeShape(
+                str(name),
+                allocatable,
+                {str(k): str(v) for k, v in labels.items()},
+                tuple({str(k): str(v) for k, v in t.items()} for t in taints),
+            )
+        )
+    if problems:
+        raise SpecError(problems)
+    return tuple(shapes)
+
+
+# --- Resources in Volcano's units ---------------------------------------------------------
+
+Res = dict[str, Fraction]
+_ZERO = Fraction(0)
+# Volcano's ``minResource``: values closer than this count as equal in LessEqual.
+_EPSILON = Fraction(1, 10)
+
+
+def _is_scalar_name(name: str) -> bool:
+    """Kubernetes' ``IsScalarResourceName``: extended, hugepages, prefixed native, volumes."""
+    prefixed_native = "kubernetes.io/" in name
+    extended = "/" in name and not prefixed_native and not name.startswith("requests.")
+    return (
+        extended
+        or prefixed_native
+        or name.startswith("hugepages-")
+        or name.startswith("attachable-volumes-")
+    )
+
+
+def _unit(name: str, quantity: Quantity) -> int | None:
+    """One quantity in Volcano's unit for that name (``NewResource``); None: ignored."""
+    if name == "cpu":
+        return quantity.milli_value()
+    if name in ("memory", "pods"):
+        return quantity.int_value_ceil()
+    if name == "ephemeral-storage":
+        return quantity.milli_value()
+    if name.startswith("count/") or not _is_scalar_name(name):
+        return None
+    return quantity.milli_value()
+
+
+def _res(resources: Mapping[str, Quantity]) -> Res:
+    out: Res = {}
+    for name, quantity in resources.items():
+        value = _unit(name, quantity)
+        if value is not None:
+            out[name] = out.get(name, _ZERO) + value
+    return out
+
+
+def _get(res: Mapping[str, Fraction], name: str) -> Fraction:
+    return res.get(name, _ZERO)
+
+
+def _add(*items: Mapping[str, Fraction]) -> Res:
+    out: Res = {}
+    for res in items:
+        for name, value in res.items():
+            out[name] = out.get(name, _ZERO) + value
+    return out
+
+
+def _sub(left: Mapping[str, Fraction], right: Mapping[str, Fraction]) -> Res:
+    out = dict(left)
+    for name, value in right.items():
+        out[name] = out.get(name, _ZERO) - value
+    return out
+
+
+def _exceeded(left: Mapping[str, Fraction], right: Mapping[str, Fraction]) -> Res:
+    """Volcano's ``ExceededPart``: per name ``max(0, left - right)``, missing = 0."""
+    out: Res = {}
+    for name in {*left, *right}:
+        diff = _get(left, name) - _get(right, name)
+        if diff > 0:
+            out[name] = diff
+    return out
+
+
+def _scale(res: Mapping[str, Fraction], factor: Fraction) -> Res:
+    return {name: value * factor for name, value in res.items()}
+
+
+def _le(left: Fraction, right: Fraction) -> bool:
+    return left < right or abs(left - right) < _EPSILON
+
+
+def _short_on_node(request: Mapping[str, Fraction], free: Mapping[str, Fraction]) -> list[str]:
+    """``LessEqualWithResourcesName(Zero)``: cpu, memory, then every scalar of the request.
+
+    Go visits scalars in map order (random); they are sorted here so messages are stable.
+    """
+    short = [n for n in ("cpu", "memory") if not _le(_get(request, n), _get(free, n))]
+    scalars = sorted(n for n in request if n not in ("cpu", "memory"))
+    short += [n for n in scalars if not _le(request[n], _get(free, n))]
+    return short
+
+
+def _fits(request: Mapping[str, Fraction], free: Mapping[str, Fraction]) -> bool:
+    """``LessEqual(Zero)`` with Volcano's 0.1 tolerance."""
+    return not _short_on_node(request, free)
+
+
+def _insufficient(
+    total: Mapping[str, Fraction], limit: Mapping[str, Fraction], request: Mapping[str, Fraction]
+) -> list[str]:
+    """``LessEqualWithDimensionAndResourcesName``: only names the request asks for, strict.
+
+    ``pods`` is never compared (every pod asks for one).
+    """
+    names = [n for n in ("cpu", "memory") if _get(request, n) > 0]
+    names += sorted(n for n, v in request.items() if n not in ("cpu", "memory", "pods") and v > 0)
+    return [n for n in names if _get(total, n) > _get(limit, n)]
+
+
+def _inqueue_resource(min_raw: Mapping[str, Quantity], allocated: Mapping[str, Fraction]) -> Res:
+    """Volcano's ``GetInqueueResource``: what a gang still reserves beyond its allocation.
+
+    Only names listed in ``minResources`` count; ``ephemeral-storage`` and other
+    non-scalar names are skipped, as in Go.
+    """
+    out: Res = {}
+    minimum = _res(min_raw)
+    for name in min_raw:
+        if name not in ("cpu", "memory", "pods") and (
+            name.startswith("count/") or not _is_scalar_name(name)
+        ):
+            continue
+        reserved = _get(minimum, name) - _get(allocated, name)
+        if reserved > 0:
+            out[name] = reserved
+    return out
+
+
+def _bytes(value: Fraction) -> str:
+    whole = math.ceil(value)
+    if whole < 0:
+        return "-" + _bytes(Fraction(-whole))
+    binary = Quantity.from_value(whole, Format.BINARY_SI).canonical()
+    decimal = Quantity.from_value(whole, Format.DECIMAL_SI).canonical()
+    if not binary.isdigit() or not decimal.isdigit() or whole < 1024:
+        # The shorter exact form: 2Gi, 1536Mi, 2G (not 1953125Ki).
+        return min(binary, decimal, key=len)
+    # Not a round number (usually a difference): about, in tenths of Mi or Gi.
+    unit, suffix = (2**30, "Gi") if whole >= 2**30 else (2**20, "Mi")
+    tenths = whole * 10 // unit
+    return f"~{tenths // 10}.{tenths % 10}{suffix}"
+
+
+def _round_up(name: str, value: Fraction) -> Fraction:
+    """Round an amount to what a node can offer: whole extended resources, milli-cpu, bytes."""
+    if name == "cpu":
+        return Fraction(math.ceil(value))
+    if name in ("memory", "pods"):
+        return Fraction(math.ceil(value))
+    return Fraction(math.ceil(value / 1000) * 1000)
+
+
+def _show(name: str, value: Fraction) -> str:
+    """A Volcano-unit amount as the quantity a user writes (``500m``, ``12Gi``, ``8``)."""
+    if name == "memory":
+        return _bytes(value)
+    if name == "ephemeral-storage":
+        return _bytes(value / 1000)
+    if name == "pods":
+        return str(math.ceil(value))
+    return str(Quantity.from_value(Fraction(math.ceil(value), 1000)))
+
+
+def _show_res(res: Mapping[str, Fraction], names: Iterable[str] | None = None) -> str:
+    keys = list(names) if names is not None else _ordered(res)
+    return ", ".join(f"{n} {_show(n, _get(res, n))}" for n in keys) or "nothing"
+
+
+def _ordered(res: Iterable[str]) -> list[str]:
+    names = set(res)
+    head = [n for n in ("cpu", "memory") if n in names]
+    return head + sorted(names - {"cpu", "memory", "pods"}) + (["pods"] if "pods" in names else [])
+
+
+# --- Pods, nodes and their predicates -----------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Placement:
+    """The scheduling fields of a pod spec that the predicates read."""
+
+    tolerations: tuple[Mapping[str, Any], ...] = ()
+    node_selector: Mapping[str, str] = field(default_factory=dict)
+    # requiredDuringSchedulingIgnoredDuringExecution terms; None when unset.
+    required_terms: tuple[Mapping[str, Any], ...] | None = None
+    unmodelled: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, spec: Mapping[str, Any] | None) -> _Placement:
+        spec = spec or {}
+        tolerations = tuple(t for t in spec.get("tolerations") or () if isinstance(t, Mapping))
+        selector = spec.get("nodeSelector") or {}
+        affinity = spec.get("affinity") or {}
+        node_affinity = affinity.get("nodeAffinity") or {}
+        required = node_affinity.get("requiredDuringSchedulingIgnoredDuringExecution")
+        terms = None
+        if isinstance(required, Mapping):
+            terms = tuple(
+                t for t in required.get("nodeSelectorTerms") or () if isinstance(t, Mapping)
+            )
+        unmodelled = []
+        if affinity.get("podAffinity") or affinity.get("podAntiAffinity"):
+            unmodelled.append("inter-pod affinity")
+        if spec.get("topologySpreadConstraints"):
+            unmodelled.append("topology spread constraints")
+        if any(
+            p.get("hostPort") for c in spec.get("containers") or () for p in c.get("ports") or ()
+        ):
+            unmodelled.append("host ports")
+        if spec.get("schedulingGates"):
+            unmodelled.append("scheduling gates")
+        return cls(
+            tolerations,
+            {str(k): str(v) for k, v in selector.items()} if isinstance(selector, Mapping) else {},
+            terms,
+            tuple(unmodelled),
+        )
+
+
+@dataclass(frozen=True)
+class _Task:
+    """One pod as Volcano sees it.
+
+    Attributes:
+        label: how messages name it (``head``, ``worker group gpu``, ``submitter``).
+        group: the ``volcano.sh/task-spec`` role; a role that failed is not retried.
+        pod_name: the name pattern of the pod, for Volcano's "Origin reason is" text.
+        request: the pod's request in Volcano's units, ``pods: 1`` included.
+        placement: its tolerations, nodeSelector and node affinity.
+    """
+
+    label: str
+    group: str
+    pod_name: str
+    request: Res
+    placement: _Placement
+
+    @property
+    def best_effort(self) -> bool:
+        """Volcano's ``IsEmpty`` ignores ``pods``: such a pod is left to backfill."""
+        return all(v < _EPSILON for n, v in self.request.items() if n != "pods")
+
+
+@dataclass
+class _Node:
+    """A node during a simulation (``idle`` and ``releasing`` change as pods land)."""
+
+    name: str
+    allocatable: Res
+    idle: Res
+    releasing: Res
+    labels: Mapping[str, str]
+    taints: tuple[Mapping[str, Any], ...]
+    unschedulable: bool
+
+    def copy(self) -> _Node:
+        return replace(self, idle=dict(self.idle), releasing=dict(self.releasing))
+
+    def future_idle(self) -> Res:
+        return _add(self.idle, self.releasing)
+
+    def empty(self) -> _Node:
+        """The node with nothing on it and without transient conditions.
+
+        Cordons and the node lifecycle taints (``node.kubernetes.io/not-ready`` ...) come
+        and go, so "fits no node even when empty" ignores them.
+        """
+        taints = tuple(
+            t for t in self.taints if not str(t.get("key", "")).startswith("node.kubernetes.io/")
+        )
+        return replace(
+            self, idle=dict(self.allocatable), releasing={}, taints=taints, unschedulable=False
+        )
+
+
+def _tolerates(toleration: Mapping[str, Any], taint: Mapping[str, Any]) -> bool:
+    """Kubernetes' ``Toleration.ToleratesTaint``."""
+    effect = toleration.get("effect") or ""
+    if effect and effect != taint.get("effect"):
+        return False
+    key = toleration.get("key") or ""
+    if key and key != taint.get("key"):
+        return False
+    if (toleration.get("operator") or "Equal") == "Exists":
+        return True
+    return str(toleration.get("value") or "") == str(taint.get("value") or "")
+
+
+def _untolerated(task: _Task, node: _Node) -> Mapping[str, Any] | None:
+    """The first NoSchedule/NoExecute taint no toleration matches (``FindMatchingUntoleratedTaint``)."""
+    for taint in node.taints:
+        if taint.get("effect") not in ("NoSchedule", "NoExecute"):
+            continue
+        if not any(_tolerates(t, taint) for t in task.placement.tolerations):
+            return taint
+    return None
+
+
+def _expression_matches(expr: Mapping[str, Any], value: str | None) -> bool:
+    operator = expr.get("operator")
+    values = [str(v) for v in expr.get("values") or ()]
+    if operator == "In":
+        return value is not None and value in values
+    if operator == "NotIn":
+        return value is None or value not in values
+    if operator == "Exists":
+        return value is not None
+    if operator == "DoesNotExist":
+        return value is None
+    if operator in ("Gt", "Lt") and value is not None and len(values) == 1:
+        try:
+            left, right = int(value), int(values[0])
+        except ValueError:
+            return False
+        return left > right if operator == "Gt" else left < right
+    return False
+
+
+def _term_matches(term: Mapping[str, Any], node: _Node) -> bool:
+    expressions = [e for e in term.get("matchExpressions") or () if isinstance(e, Mapping)]
+    fields = [e for e in term.get("matchFields") or () if isinstance(e, Mapping)]
+    if not expressions and not fields:
+        # An empty term matches no node (Kubernetes' NodeSelectorTerm semantics).
+        return False
+    if not all(_expression_matches(e, node.labels.get(str(e.get("key")))) for e in expressions):
+        return False
+    return all(
+        _expression_matches(e, node.name if e.get("key") == "metadata.name" else None)
+        for e in fields
+    )
+
+
+def _selects(task: _Task, node: _Node) -> bool:
+    """The NodeAffinity filter: nodeSelector and required node affinity."""
+    if any(node.labels.get(k) != v for k, v in task.placement.node_selector.items()):
+        return False
+    terms = task.placement.required_terms
+    return terms is None or any(_term_matches(t, node) for t in terms)
+
+
+def _fit_failure(
+    task: _Task, node: _Node, free: Mapping[str, Fraction] | None = None
+) -> str | None:
+    """Why ``task`` cannot go on ``node``, in Volcano's order and words; None if it fits.
+
+    Resources first (allocate's own check against FutureIdle; ``Insufficient`` names
+    the first short resource), then the predicates plugin's stable filters, each of
+    which stops at its first failure: NodeUnschedulable, NodeAffinity, TaintToleration.
+    """
+    short = _short_on_node(task.request, node.future_idle() if free is None else free)
+    if short:
+        return f"Insufficient {short[0]}"
+    if node.unschedulable and not any(
+        _tolerates(t, {"key": _UNSCHEDULABLE_TAINT, "effect": "NoSchedule"})
+        for t in task.placement.tolerations
+    ):
+        return "node(s) were unschedulable"
+    if not _selects(task, node):
+        return "node(s) didn't match Pod's node affinity/selector"
+    taint = _untolerated(task, node)
+    if taint is not None:
+        return f"node(s) had untolerated taint {{{taint.get('key', '')}: {taint.get('value', '') or ''}}}"
+    return None
+
+
+def _fit_error_message(reasons: Mapping[str, str], total_nodes: int) -> str:
+    """``FitErrors.Error()``: ``0/N nodes are unavailable: <count> <reason>, ....``."""
+    histogram: dict[str, int] = {}
+    for reason in reasons.values():
+        histogram[reason] = histogram.get(reason, 0) + 1
+    parts = sorted(f"{count} {reason}" for reason, count in histogram.items())
+    if not parts:
+        return f"0/{total_nodes} nodes are unavailable"
+    return f"0/{total_nodes} nodes are unavailable: {', '.join(parts)}."
+
+
+def _score(task: _Task, node: _Node) -> Fraction:
+    """nodeorder's default scores: leastrequested (weight 1) + balancedresource (weight 1).
+
+    Both follow Kubernetes' formulas over cpu and memory, using the node's requests
+    after placing the task.
+    """
+    least = 0
+    fractions: list[Fraction] = []
+    for name in ("cpu", "memory"):
+        allocatable = _get(node.allocatable, name)
+        if allocatable <= 0:
+            fractions.append(Fraction(1))
+            continue
+        requested = allocatable - _get(node.idle, name) + _get(task.request, name)
+        least += max(0, math.floor((allocatable - requested) * 100 / allocatable))
+        fractions.append(min(Fraction(1), max(_ZERO, requested / allocatable)))
+    least_score = Fraction(least // 2)
+    balanced = Fraction(math.floor((1 - abs(fractions[0] - fractions[1]) / 2) * 100))
+    return least_score + balanced
+
+
+@dataclass
+class _GangOutcome:
+    """The result of placing one gang."""
+
+    ready: bool
+    pipelined: bool
+    placed: list[tuple[_Task, str]]
+    failed: _Task | None = None
+    fit_errors: dict[str, str] = field(default_factory=dict)
+    queue_blocked: _Task | None = None
+    tried: int = 0
+
+
+QueueGate = Any  # Callable[[_Task, Res], bool]; Any keeps mypy happy with a closure
+
+
+def _place_gang(
+    tasks: Sequence[_Task],
+    nodes: list[_Node],
+    min_member: int,
+    *,
+    already_ready: int = 0,
+    whole_gang: bool,
+    queue_ok: QueueGate = None,
+    commit: bool = True,
+) -> _GangOutcome:
+    """Volcano's ``allocateResourcesForTasks`` for one job: greedy, in order, all or nothing.
+
+    Args:
+        tasks: the pending pods, in Volcano's task order.
+        nodes: the cluster, updated in place when the gang is committed.
+        min_member: the PodGroup's ``minMember``.
+        already_ready: pods of the job already allocated, bound or running.
+        whole_gang: ``minMember`` equals the job's pod count, so the first failure ends
+            the attempt (``NeedContinueAllocating``).
+        queue_ok: the proportion plugin's per-task queue check, given the task and what
+            this job placed so far; failing tasks are skipped silently, as in Volcano.
+        commit: keep the placements on ``nodes`` when the gang is ready.
+    """
+    work = {n.name: n.copy() for n in nodes}
+    order = [n.name for n in nodes]
+    placed: list[tuple[_Task, str]] = []
+    failed_groups: set[str] = set()
+    outcome = _GangOutcome(False, False, placed)
+    ready = already_ready
+    pipelined = 0
+    placed_total: Res = {}
+    for task in tasks:
+        if ready >= min_member:
+            break
+        outcome.tried += 1
+        if task.best_effort:
+            # Gang counts a pending BestEffort pod as ready; backfill binds it later.
+            ready += 1
+            continue
+        if queue_ok is not None and not queue_ok(task, placed_total):
+            if outcome.queue_blocked is None:
+                outcome.queue_blocked = task
+            continue
+        if task.group in failed_groups:
+            continue
+        errors: dict[str, str] = {}
+        idle_nodes: list[_Node] = []
+        future_nodes: list[_Node] = []
+        for name in order:
+            node = work[name]
+            reason = _fit_failure(task, node)
+            if reason is not None:
+                errors[name] = reason
+            elif _fits(task.request, node.idle):
+                idle_nodes.append(node)
+            else:
+                future_nodes.append(node)
+        if not idle_nodes and not future_nodes:
+            failed_groups.add(task.group)
+            if outcome.failed is None:
+                outcome.failed = task
+                outcome.fit_errors = errors
+            if whole_gang:
+                break
+            continue
+        candidates = idle_nodes or future_nodes
+        best = max(candidates, key=lambda n: (_score(task, n), [-ord(c) for c in n.name]))
+        if idle_nodes:
+            best.idle = _sub(best.idle, task.request)
+            ready += 1
+        else:
+            # Only releasing resources fit: Volcano pipelines it (held, not bound yet).
+            best.releasing = _sub(best.future_idle(), task.request)
+            best.releasing = _sub(best.releasing, best.idle)
+            pipelined += 1
+        placed.append((task, best.name))
+        placed_total = _add(placed_total, task.request)
+    outcome.ready = ready >= min_member
+    outcome.pipelined = not outcome.ready and ready + pipelined >= min_member
+    if (outcome.ready or outcome.pipelined) and commit:
+        for index, name in enumerate(order):
+            nodes[index] = work[name]
+    return outcome
+
+
+def _place_singly(
+    tasks: Sequence[_Task], nodes: list[_Node]
+) -> tuple[list[str], _Task | None, dict[str, str]]:
+    """Place pods one by one (extras of a ready gang); stop at the first that fits nowhere."""
+    placed: list[str] = []
+    for task in tasks:
+        outcome = _place_gang([task], nodes, 1, whole_gang=True)
+        if not outcome.ready and not outcome.pipelined:
+            return placed, task, outcome.fit_errors
+        placed.append(outcome.placed[0][1])
+    return placed, None, {}
+
+
+def _best_fit_decreasing(tasks: Sequence[_Task], nodes: Sequence[_Node]) -> bool:
+    """A careful packer: biggest pods first, each onto the node it leaves tightest.
+
+    Used only to tell "Volcano's greedy order fails but a packing exists" apart from
+    "nothing fits", never as Volcano's behaviour.
+    """
+    work = [n.copy() for n in nodes]
+
+    def size(task: _Task) -> tuple[Fraction, ...]:
+        scalars = sum(
+            (v for n, v in task.request.items() if n not in ("cpu", "memory", "pods")), _ZERO
+        )
+        return (scalars, _get(task.request, "cpu"), _get(task.request, "memory"))
+
+    for task in sorted(tasks, key=size, reverse=True):
+        if task.best_effort:
+            continue
+        fitting = [n for n in work if _fit_failure(task, n, n.idle) is None]
+        if not fitting:
+            return False
+
+        def slack(node: _Node, task: _Task = task) -> Fraction:
+            left = _sub(node.idle, task.request)
+            return sum(
+                (
+                    _get(left, n) / _get(node.allocatable, n)
+                    for n in task.request
+                    if n != "pods" and _get(node.allocatable, n) > 0
+                ),
+                _ZERO,
+            )
+
+        best = min(fitting, key=lambda n: (slack(n), n.name))
+        best.idle = _sub(best.idle, task.request)
+    return True
+
+
+def _gang_condition(
+    min_member: int, pods: int, placed: int, failed: _Task | None, fit_message: str
+) -> str:
+    """The PodGroup condition gang writes when a gang cannot be placed (research §5)."""
+    histogram = sorted([f"{pods} Pending", f"{min_member} minAvailable"])
+    pending = []
+    if placed:
+        pending.append(f"{placed} Schedulable")
+    if pods - placed:
+        pending.append(f"{pods - placed} Unschedulable")
+    text = (
+        f"{min_member - placed}/{pods} tasks in gang unschedulable: pod group is not ready, "
+        f"{', '.join(histogram)}; Pending: {', '.join(sorted(pending))}"
+    )
+    if failed is not None:
+        text += f". Origin reason is {failed.pod_name}: {fit_message}"
+    return text
+
+
+# --- The cluster as a snapshot shows it ---------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _SnapPod:
+    namespace: str
+    name: str
+    node: str | None
+    phase: str
+    terminating: bool
+    group: str | None
+    volcano: bool
+    request: Res
+    placement: _Placement
+    created: str
+
+    @property
+    def terminal(self) -> bool:
+        return self.phase in _TERMINAL_PHASES
+
+    @property
+    def allocated(self) -> bool:
+        """Volcano's AllocatedStatus: bound (Pending with a node) or Running, not deleting."""
+        return (
+            self.node is not None and self.phase in ("Pending", "Running") and not self.terminating
+        )
+
+    @property
+    def pending(self) -> bool:
+        """An unbound pod Volcano would try to place."""
+        return (
+            self.node is None and self.phase == "Pending" and self.volcano and not self.terminating
+        )
+
+    def task(self) -> _Task:
+        return _Task(
+            f"pod {self.namespace}/{self.name}",
+            self.group or "",
+            self.name,
+            self.request,
+            self.placement,
+        )
+
+
+@dataclass
+class _SnapGroup:
+    """A PodGroup of another job."""
+
+    namespace: str
+    name: str
+    queue: str
+    phase: str
+    min_member: int
+    min_raw: Mapping[str, Quantity] | None
+    created: str
+    pods: list[_SnapPod] = field(default_factory=list)
+
+    @property
+    def key(self) -> str:
+        return f"{self.namespace}/{self.name}"
+
+    @property
+    def min_res(self) -> Res:
+        return _res(self.min_raw) if self.min_raw is not None else {}
+
+    @property
+    def allocated(self) -> Res:
+        return _add(*(p.request for p in self.pods if p.allocated))
+
+    @property
+    def allocated_tasks(self) -> int:
+        return sum(1 for p in self.pods if p.allocated)
+
+    @property
+    def ready_tasks(self) -> int:
+        return sum(1 for p in self.pods if p.allocated or p.phase == "Succeeded")
+
+    @property
+    def pending_pods(self) -> list[_SnapPod]:
+        return sorted((p for p in self.pods if p.pending), key=lambda p: (p.created, p.name))
+
+    @property
+    def live_pods(self) -> int:
+        return sum(1 for p in self.pods if not p.terminal)
+
+    @property
+    def inqueue(self) -> bool:
+        return self.phase == "Inqueue" and self.min_raw is not None
+
+    @property
+    def running_reserved(self) -> bool:
+        """Running and holding its reservation (``allocated tasks >= minMember``)."""
+        return (
+            self.phase == "Running"
+            and self.min_raw is not None
+            and self.allocated_tasks >= self.min_member
+        )
+
+    @property
+    def is_pending(self) -> bool:
+        return self.phase in ("", "Pending")
+
+
+@dataclass(frozen=True)
+class _QueueView:
+    """A queue as the scheduler will see it once this stack is applied."""
+
+    name: str
+    state: str | None  # None: created by this stack, the controller opens it
+    capability_raw: Mapping[str, Quantity]
+    guarantee: Res
+    weight: int
+    declared: bool
+    observed: bool
+
+    @property
+    def capability(self) -> Res:
+        return _res(self.capability_raw)
+
+    @property
+    def open(self) -> bool:
+        return self.state is None or self.state == "Open"
+
+
+_DEFAULT_QUEUE = _QueueView("default", "Open", {}, {}, 1, False, False)
+
+
+def _quantities(raw: object) -> dict[str, Quantity]:
+    out: dict[str, Quantity] = {}
+    if isinstance(raw, Mapping):
+        for key, value in raw.items():
+            try:
+                out[str(key)] = Quantity.parse(value)
+            except QuantityError:
+                continue
+    return out
+
+
+def _pod_request(spec: Mapping[str, Any]) -> Res | None:
+    try:
+        model = PodSpec.model_validate(spec)
+    except ValidationError:
+        return None
+    request = _res(effective_pod_requests(model, "pod").requests)
+    request["pods"] = Fraction(1)
+    return request
+
+
+def _meta(obj: Mapping[str, Any]) -> Mapping[str, Any]:
+    meta = obj.get("metadata")
+    return meta if isinstance(meta, Mapping) else {}
+
+
+def _spec(obj: Mapping[str, Any]) -> Mapping[str, Any]:
+    spec = obj.get("spec")
+    return spec if isinstance(spec, Mapping) else {}
+
+
+def _status(obj: Mapping[str, Any]) -> Mapping[str, Any]:
+    status = obj.get("status")
+    return status if isinstance(status, Mapping) else {}
+
+
+@dataclass
+class _Cluster:
+    """Nodes, pods, PodGroups and queues of a snapshot, minus this job's own objects."""
+
+    source: str
+    nodes: list[_Node]
+    groups: list[_SnapGroup]
+    pods: list[_SnapPod]
+    queues: dict[str, _QueueView]
+    has_nodes: bool
+    has_queues: bool
+    own_group: Mapping[str, Any] | None
+    unreadable_pods: list[str]
+
+    @property
+    def total(self) -> Res:
+        return _add(*(n.allocatable for n in self.nodes))
+
+    @property
+    def used(self) -> Res:
+        return _add(*(p.request for p in self.pods if p.node is not None and not p.terminal))
+
+
+def _read_cluster(
+    snapshot: ClusterSnapshot, plan: JobPlan, declared: Mapping[str, QueueDecl]
+) -> _Cluster:
+    own_ns, own_pg = plan.namespace, plan.podgroup_name
+    pods: list[_SnapPod] = []
+    unreadable: list[str] = []
+    for obj in snapshot.of_kind("Pod"):
+        meta, spec, status = _meta(obj), _spec(obj), _status(obj)
+        namespace = str(meta.get("namespace") or "default")
+        annotations = meta.get("annotations") or {}
+        group = annotations.get(GROUP_NAME_ANNOTATION) if isinstance(annotations, Mapping) else None
+        if namespace == own_ns and group == own_pg:
+            # This job's own pods (from an earlier `up`): preflight judges the gang anew.
+            continue
+        request = _pod_request(spec)
+        if request is None:
+            unreadable.append(f"{namespace}/{meta.get('name')}")
+            continue
+        pods.append(
+            _SnapPod(
+                namespace=namespace,
+                name=str(meta.get("name")),
+                node=str(spec["nodeName"]) if spec.get("nodeName") else None,
+                phase=str(status.get("phase") or "Pending"),
+                terminating=bool(meta.get("deletionTimestamp")),
+                group=str(group) if group else None,
+                volcano=spec.get("schedulerName") == SCHEDULER,
+                request=request,
+                placement=_Placement.of(spec),
+                created=str(meta.get("creationTimestamp") or ""),
+            )
+        )
+
+    nodes: list[_Node] = []
+    for obj in snapshot.of_kind("Node"):
+        meta, spec, status = _meta(obj), _spec(obj), _status(obj)
+        raw = status.get("allocatable") or status.get("capacity") or {}
+        allocatable = _res(_quantities(raw))
+        name = str(meta.get("name"))
+        on_node = [p for p in pods if p.node == name and not p.terminal]
+        used = _add(*(p.request for p in on_node))
+        releasing = _add(*(p.request for p in on_node if p.terminating))
+        labels = meta.get("labels") or {}
+        nodes.append(
+            _Node(
+                name=name,
+                allocatable=allocatable,
+                idle=_sub(allocatable, used),
+                releasing=releasing,
+                labels={str(k): str(v) for k, v in labels.items()}
+                if isinstance(labels, Mapping)
+                else {},
+                taints=tuple(t for t in spec.get("taints") or () if isinstance(t, Mapping)),
+                unschedulable=bool(spec.get("unschedulable")),
+            )
+        )
+
+    groups: list[_SnapGroup] = []
+    own_group: Mapping[str, Any] | None = None
+    by_key: dict[tuple[str, str], _SnapGroup] = {}
+    for obj in snapshot.of_kind("PodGroup"):
+        meta, spec, status = _meta(obj), _spec(obj), _status(obj)
+        namespace = str(meta.get("namespace") or "default")
+        name = str(meta.get("name"))
+        if namespace == own_ns and name == own_pg:
+            own_group = obj
+            continue
+        min_raw = spec.get("minResources")
+        group = _SnapGroup(
+            namespace=namespace,
+            name=name,
+            queue=str(spec.get("queue") or "default"),
+            phase=str(status.get("phase") or "Pending"),
+            min_member=int(spec.get("minMember") or 0),
+            min_raw=_quantities(min_raw) if isinstance(min_raw, Mapping) else None,
+            created=str(meta.get("creationTimestamp") or ""),
+        )
+        groups.append(group)
+        by_key[(namespace, name)] = group
+    for pod in pods:
+        if pod.group is not None and (pod.namespace, pod.group) in by_key:
+            by_key[(pod.namespace, pod.group)].pods.append(pod)
+    groups.sort(key=lambda g: (g.created, g.namespace, g.name))
+
+    queues: dict[str, _QueueView] = {}
+    for obj in snapshot.of_kind("Queue"):
+        meta, spec, status = _meta(obj), _spec(obj), _status(obj)
+        name = str(meta.get("name"))
+        guarantee = spec.get("guarantee") or {}
+        queues[name] = _QueueView(
+            name=name,
+            state=str(status.get("state") or ""),
+            capability_raw=_quantities(spec.get("capability")),
+            guarantee=_res(
+                _quantities(guarantee.get("resource") if isinstance(guarantee, Mapping) else {})
+            ),
+            weight=_weight(spec.get("weight")),
+            declared=False,
+            observed=True,
+        )
+    for name, decl in declared.items():
+        seen = queues.get(name)
+        queues[name] = _declared_view(decl, seen)
+    return _Cluster(
+        source=snapshot.source,
+        nodes=sorted(nodes, key=lambda n: n.name),
+        groups=groups,
+        pods=pods,
+        queues=queues,
+        has_nodes=bool(nodes),
+        has_queues=snapshot.has_kind("Queue"),
+        own_group=own_group,
+        unreadable_pods=unreadable,
+    )
+
+
+def _weight(raw: object) -> int:
+    return raw if isinstance(raw, int) and not isinstance(raw, bool) and raw > 0 else 1
+
+
+def _declared_view(decl: QueueDecl, seen: _QueueView | None) -> _QueueView:
+    spec = decl.raw.get("spec") if isinstance(decl.raw.get("spec"), Mapping) else {}
+    return _QueueView(
+        name=decl.name,
+        # The stack applies the spec; the state stays what the cluster says.
+        state=seen.state if seen is not None else None,
+        capability_raw=dict(decl.capability),
+        guarantee=_res(decl.guarantee),
+        weight=_weight(spec.get("weight") if isinstance(spec, Mapping) else None),
+        declared=True,
+        observed=seen is not None,
+    )
+
+
+def _shape_nodes(shapes: Sequence[NodeShape]) -> list[_Node]:
+    nodes = []
+    for shape in shapes:
+        allocatable = _res(shape.allocatable)
+        nodes.append(
+            _Node(
+                shape.name,
+                allocatable,
+                dict(allocatable),
+                {},
+                dict(shape.labels),
+                shape.taints,
+                False,
+            )
+        )
+    return nodes
+
+
+# --- The job's own pods -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _JobPods:
+    """The pods KubeRay (and raygang) will create for one plan, in creation order."""
+
+    gang: tuple[_Task, ...]  # head, then each worker group's members
+    extras: tuple[_Task, ...]  # autoscaling: replicas above minReplicas
+    submitter: _Task | None
+    counts: Mapping[str, int]  # group -> members
+    unmodelled: tuple[str, ...]
+
+    @property
+    def created(self) -> int:
+        """Pods that exist before the RayCluster is ready (the submitter comes later)."""
+        return len(self.gang) + len(self.extras)
+
+
+def _template_spec(manifest: Mapping[str, Any] | None, *path: str | int) -> Mapping[str, Any]:
+    node: Any = manifest or {}
+    for key in path:
+        if isinstance(key, int):
+            node = node[key] if isinstance(node, list) and len(node) > key else {}
+        else:
+            node = node.get(key) if isinstance(node, Mapping) else {}
+    return node if isinstance(node, Mapping) else {}
+
+
+def _placement_shares(plan: JobPlan) -> tuple[GangShare, ...]:
+    """Per-pod requests as the scheduler sees them: the effective accounting's.
+
+    Under ``kuberay`` accounting ``minResources`` may under-count (init containers,
+    overhead); placement must use what the pods really request.
+    """
+    if plan.gang.accounting is Accounting.EFFECTIVE:
+        return plan.gang.shares
+    try:
+        return compute_gang(plan.item.job, Accounting.EFFECTIVE).shares
+    except (OverflowError, ValueError):
+        return plan.gang.shares
+
+
+def _job_pods(plan: JobPlan) -> _JobPods:
+    cluster_manifest = plan.resource("raycluster")
+    manifest = (
+        cluster_manifest.manifest
+        if cluster_manifest
+        else {"spec": plan.item.raw_spec().get("rayClusterSpec")}
+    )
+    cluster = plan.item.job.spec.ray_cluster_spec
+    groups = cluster.worker_group_specs if cluster is not None else []
+    shares = _placement_shares(plan)
+    job = plan.name
+    gang: list[_Task] = []
+    extras: list[_Task] = []
+    counts: dict[str, int] = {}
+    unmodelled: list[str] = []
+    submitter: _Task | None = None
+    worker_index = 0
+    for share in shares:
+        request = _res(share.per_pod)
+        request["pods"] = Fraction(1)
+        if share.role == "head":
+            spec = _template_spec(manifest, "spec", "headGroupSpec", "template", "spec")
+            placement = _Placement.of(spec)
+            gang.append(_Task("head", share.group, f"{job}-head-*", request, placement))
+            counts[share.group] = 1
+        elif share.role == "worker":
+            index = worker_index
+            worker_index += 1
+            spec = _template_spec(manifest, "spec", "workerGroupSpecs", index, "template", "spec")
+            placement = _Placement.of(spec)
+            task = _Task(
+                f"worker group {share.group}",
+                share.group,
+                f"{job}-{share.group}-worker-*",
+                request,
+                placement,
+            )
+            gang += [task] * share.members
+            counts[share.group] = share.members
+            created = (
+                desired_worker_replicas(groups[index]) if index < len(groups) else share.members
+            )
+            extras += [task] * max(0, created - share.members)
+        elif share.role == "submitter":
+            resource = plan.resource("submitter")
+            spec = _template_spec(
+                resource.manifest if resource else None, "spec", "template", "spec"
+            )
+            placement = _Placement.of(spec)
+            submitter = _Task("submitter", share.group, f"{job}-*", request, placement)
+        else:
+            continue
+        unmodelled += [f"{u} ({share.role} {share.group})" for u in placement.unmodelled]
+    return _JobPods(tuple(gang), tuple(extras), submitter, counts, tuple(unmodelled))
+
+
+# --- The evaluation -----------------------------------------------------------------------
+
+
+@dataclass
+class _Admitted:
+    """A gang that Volcano admits before this one (a Pending PodGroup that passes now)."""
+
+    name: str
+    queue: str
+    minimum: Res
+
+
+class _Preflight:
+    """One evaluation; collects checks, reasons and the never-admitted flag."""
+
+    def __init__(
+        self,
+        plan: JobPlan,
+        queues: Mapping[str, QueueDecl],
+        snapshot: ClusterSnapshot | None,
+        others: Sequence[JobPlan],
+        shapes: Sequence[NodeShape],
+        factor: Fraction,
+    ) -> None:
+        self.plan = plan
+        self.declared = queues
+        self.snapshot = snapshot
+        self.factor = factor if factor >= 1 else DEFAULT_OVERCOMMIT_FACTOR
+        self.qname = plan.queue or "default"
+        self.siblings = [
+            o
+            for o in others
+            if (o.queue or "default") == self.qname
+            and (o.namespace, o.name) != (plan.namespace, plan.name)
+        ]
+        self.shapes = list(shapes)
+        self.checks: list[Check] = []
+        self.reasons: list[str] = []
+        self.never = False
+        self.pods = _job_pods(plan)
+        self.minimum = _res(plan.gang.min_resources)
+        self.cluster = _read_cluster(snapshot, plan, queues) if snapshot is not None else None
+        self.queue = self._resolve_queue()
+        # Pending PodGroups Volcano admits before this one exists (set by run()).
+        self.early: list[_Admitted] = []
+        # Checks whose failure makes later ones fail for the same cause; their reasons
+        # are not repeated.
+        self.failed: set[str] = set()
+        # The resource names each failed resource check was short of.
+        self.short: dict[str, set[str]] = {}
+
+    # -- bookkeeping ---------------------------------------------------------------------
+
+    def add(
+        self,
+        name: str,
+        status: CheckStatus,
+        message: str,
+        reason: str = "",
+        never: bool = False,
+        same_cause: str = "",
+    ) -> None:
+        """Record a check; ``same_cause`` names an earlier check whose reason covers this one."""
+        if same_cause and same_cause in self.failed and status == "fail":
+            message = f"{message} (same cause as {same_cause})"
+            reason = ""
+        self.checks.append(Check(name, status, message))
+        if status == "fail":
+            self.failed.add(name)
+        if reason and name not in ADVISORY_CHECKS:
+            self.reasons.append(reason)
+        if never:
+            self.never = True
+
+    def queue_view(self, name: str) -> _QueueView | None:
+        """A queue of the session, ``default`` included (the scheduler always creates it)."""
+        assert self.cluster is not None
+        view = self.cluster.queues.get(name)
+        return _DEFAULT_QUEUE if view is None and name == "default" else view
+
+    def result(self) -> PreflightResult:
+        gating = [c for c in self.checks if c.name not in ADVISORY_CHECKS]
+        verdict: Verdict
+        if any(c.status == "fail" for c in gating):
+            verdict = "stuck"
+        elif any(c.status in ("skip", "warn") for c in gating):
+            verdict = "unknown"
+        else:
+            verdict = "admitted"
+        return PreflightResult(verdict, tuple(self.reasons), tuple(self.checks), self.never)
+
+    @property
+    def nodes(self) -> list[_Node]:
+        return self.cluster.nodes if self.cluster is not None else []
+
+    def _resolve_queue(self) -> _QueueView | None:
+        if self.cluster is not None and self.qname in self.cluster.queues:
+            return self.cluster.queues[self.qname]
+        decl = self.declared.get(self.qname)
+        if decl is not None:
+            return _declared_view(decl, None)
+        if self.qname == "default":
+            # The scheduler creates `default` (weight 1, no capability) at start-up.
+            return _DEFAULT_QUEUE
+        return None
+
+    # -- 0. snapshot ---------------------------------------------------------------------
+
+    def check_snapshot(self) -> None:
+        cluster = self.cluster
+        if cluster is None:
+            shapes = f"; {len(self.shapes)} declared node shape(s)" if self.shapes else ""
+            self.add(
+                "snapshot",
+                "skip",
+                "no cluster snapshot: only the queue capability and per-pod fit can be checked"
+                + shapes,
+            )
+            return
+        parts = [
+            f"{len(cluster.nodes)} node(s)",
+            f"{len(cluster.pods)} pod(s)",
+            f"{len(cluster.queues)} queue(s)",
+            f"{len(cluster.groups)} other PodGroup(s)",
+        ]
+        message = f"{cluster.source}: {', '.join(parts)}"
+        if cluster.own_group is not None:
+            phase = _status(cluster.own_group).get("phase") or "Pending"
+            message += (
+                f"; {self.plan.podgroup_name} already exists (phase {phase}): it and its pods "
+                "are left out, the gang is judged as if created anew"
+            )
+        if cluster.unreadable_pods:
+            message += f"; {len(cluster.unreadable_pods)} pod(s) with unreadable specs ignored"
+        self.add("snapshot", "pass", message)
+
+    # -- 1. queue ------------------------------------------------------------------------
+
+    def check_queue(self) -> None:
+        q, name = self.queue, self.qname
+        label = "" if self.plan.queue else " (no volcano.sh/queue-name label)"
+        if q is None:
+            if self.cluster is None or not self.cluster.has_queues:
+                where = (
+                    "no cluster snapshot"
+                    if self.cluster is None
+                    else "the snapshot holds no Queue objects"
+                )
+                self.add(
+                    "queue", "skip", f"queue {name}{label} is not created by this stack and {where}"
+                )
+                return
+            known = ", ".join(sorted(self.cluster.queues)) or "none"
+            volcano = (
+                f'{_WEBHOOK}unable to find queue: queue.scheduling.volcano.sh "{name}" not found'
+            )
+            self.add(
+                "queue",
+                "fail",
+                f"queue {name} does not exist and this stack does not create it (existing: {known})",
+                f"{volcano} -- the PodGroup is refused, so no Ray pod is ever created. "
+                f"Fix: declare queue {name} in this stack, or set label volcano.sh/queue-name "
+                f"to an existing queue ({known}).",
+                never=True,
+            )
+            return
+        if not q.open:
+            volcano = (
+                f"{_WEBHOOK}can only submit PodGroup to queue with state `Open`, "
+                f"queue `{name}` status is `{q.state}`."
+            )
+            self.add(
+                "queue",
+                "fail",
+                f"queue {name} is {q.state or 'not yet opened'!s}",
+                f"{volcano} -- the webhook refuses the PodGroup and the scheduler would reject "
+                f"it too. Fix: open queue {name} (vcctl queue operate --name {name} --action open) "
+                "or use an Open queue.",
+                never=True,
+            )
+            return
+        if q.observed:
+            how = "exists and is Open" + ("; this stack updates its spec" if q.declared else "")
+        elif q.declared:
+            how = "is created by this stack (the queue controller opens it)"
+        else:
+            how = "is Volcano's default queue (the scheduler creates it)"
+        self.add("queue", "pass", f"queue {name}{label} {how}")
+
+    # -- 2. gang -------------------------------------------------------------------------
+
+    def check_gang(self) -> None:
+        gang = self.plan.gang
+        pods = self.pods.created
+        parts = ", ".join(f"{g} {n}" for g, n in self.pods.counts.items())
+        message = f"minMember {gang.min_member} <= {pods} pods created ({parts}"
+        message += f", {len(self.pods.extras)} above minReplicas)" if self.pods.extras else ")"
+        if self.pods.submitter is not None:
+            message += "; the submitter is reserved in minResources, not a member"
+        if gang.min_member > pods:
+            volcano = _gang_condition(gang.min_member, pods, 0, None, "")
+            self.add(
+                "gang",
+                "fail",
+                f"minMember {gang.min_member} > {pods} pods",
+                f"{volcano} -- Volcano waits for {gang.min_member} pods but only {pods} will "
+                f"exist. Fix: set minMember to {pods}.",
+                never=True,
+            )
+            return
+        unmodelled = list(self.pods.unmodelled)
+        labels = self.plan.item.job.metadata.labels
+        if "volcano.sh/network-topology-mode" in labels:
+            unmodelled.append("network topology (volcano.sh/network-topology-mode)")
+        if unmodelled:
+            text = ", ".join(unmodelled)
+            self.add(
+                "gang",
+                "warn",
+                f"{message}; not modelled: {text}",
+                f"the gang uses constraints preflight does not model ({text}); placement may "
+                "differ from the prediction.",
+            )
+            return
+        self.add("gang", "pass", message)
+
+    # -- 3. capability (static) ----------------------------------------------------------
+
+    def real_capability(self, queue: _QueueView, total: Res | None) -> Res | None:
+        """proportion's ``realCapability``; None when neither cluster nor capability bounds it."""
+        cap = queue.capability
+        if total is None:
+            if not queue.capability_raw:
+                return None
+            out = dict(cap)
+            # Unset or non-positive cpu/memory means "no limit" in proportion.
+            for name in ("cpu", "memory"):
+                if _get(cap, name) <= 0:
+                    out.pop(name, None)
+            return out
+        queues = self.cluster.queues.values() if self.cluster is not None else [queue]
+        total_guarantee = _add(*(q.guarantee for q in queues))
+        if queue.name not in {q.name for q in queues}:
+            total_guarantee = _add(total_guarantee, queue.guarantee)
+        real = _add(_exceeded(total, total_guarantee), queue.guarantee)
+        if not queue.capability_raw:
+            return real
+        for name in ("cpu", "memory"):
+            if _get(cap, name) > 0:
+                real[name] = min(_get(real, name), cap[name])
+        for name in list(real):
+            if name not in ("cpu", "memory") and name in cap:
+                real[name] = min(real[name], cap[name])
+        return real
+
+    def check_capability(self) -> None:
+        q = self.queue
+        if q is None:
+            self.add("capability", "skip", f"queue {self.qname} unknown")
+            return
+        total = self.cluster.total if self.cluster is not None and self.cluster.has_nodes else None
+        real = self.real_capability(q, total)
+        if real is None:
+            self.add(
+                "capability",
+                "skip" if total is None else "pass",
+                f"queue {q.name} has no capability; the cluster size is unknown without a snapshot",
+            )
+            return
+        if total is None:
+            # Without nodes only names the capability bounds can be compared.
+            bounded = {n: v for n, v in self.minimum.items() if n in real}
+            short = _insufficient(bounded, real, bounded)
+        else:
+            short = _insufficient(self.minimum, real, self.minimum)
+        need = _show_res(self.minimum, _ordered(n for n in self.minimum if n != "pods"))
+        if not short:
+            scope = (
+                "capability"
+                if total is None
+                else "realCapability (capability, cluster size, other queues' guarantees)"
+            )
+            self.add("capability", "pass", f"minResources ({need}) fit queue {q.name}'s {scope}")
+            return
+        volcano = "queue resource quota insufficient: " + ", ".join(
+            f"insufficient {n}" for n in short
+        )
+        limits: list[str] = []
+        fixes: list[str] = []
+        for name in short:
+            limit, fix = self.capability_limit(q, name, real, total)
+            limits.append(limit)
+            fixes.append(fix)
+        deficit = {n: _get(self.minimum, n) - _get(real, n) for n in short}
+        shrink = self.replica_fix(deficit)
+        fix = "; or ".join(([shrink] if shrink else []) + fixes)
+        self.short["capability"] = set(short)
+        self.add(
+            "capability",
+            "fail",
+            f"{volcano}: minResources ({need}) exceed what queue {q.name} can ever hold: "
+            f"{'; '.join(limits)}",
+            f"{volcano} -- the gang needs {_show_res(self.minimum, short)} but "
+            f"{'; '.join(limits)}, so the PodGroup stays Pending forever. Fix: {fix}.",
+            never=True,
+        )
+
+    def capability_limit(
+        self, q: _QueueView, name: str, real: Res, total: Res | None
+    ) -> tuple[str, str]:
+        """What bounds the queue in ``name``, and the change that lifts the bound."""
+        need = _show(name, _get(self.minimum, name))
+        capped = name in q.capability and (name not in ("cpu", "memory") or q.capability[name] > 0)
+        if total is None or (capped and _get(real, name) >= q.capability[name]):
+            value = _show(name, _get(real, name))
+            return (
+                f"queue {q.name} capability {name} is {value}",
+                f"raise queue {q.name} capability {name} from {value} to {need}",
+            )
+        offered = _get(total, name)
+        if offered <= 0:
+            return (
+                f"no node offers {name}",
+                f"add nodes that offer {name}, or drop the {name} request",
+            )
+        guaranteed = offered + _get(q.guarantee, name) - _get(real, name)
+        if guaranteed > 0:
+            return (
+                f"the cluster has {name} {_show(name, offered)} of which other queues are "
+                f"guaranteed {_show(name, guaranteed)}",
+                f"lower other queues' guarantee of {name}, or add nodes",
+            )
+        return (
+            f"the whole cluster has {name} {_show(name, offered)}",
+            f"add nodes with {name} {_show(name, _get(self.minimum, name) - _get(real, name))} more",
+        )
+
+    # -- 4. per-pod fit (static) ---------------------------------------------------------
+
+    def check_fit(self) -> None:
+        if self.cluster is not None and self.cluster.has_nodes:
+            nodes = [n.empty() for n in self.nodes]
+            what = "node"
+        elif self.shapes:
+            nodes = _shape_nodes(self.shapes)
+            what = "declared node shape"
+        else:
+            where = (
+                "no cluster snapshot"
+                if self.cluster is None
+                else "the snapshot holds no Node objects"
+            )
+            self.add("fit", "skip", f"{where} and no declared node shapes (raygang:nodeShapes)")
+            return
+        tasks = self.distinct_tasks()
+        for task in tasks:
+            reasons = {
+                n.name: r for n in nodes if (r := _fit_failure(task, n, n.allocatable)) is not None
+            }
+            if len(reasons) == len(nodes):
+                message = _fit_error_message(reasons, len(nodes))
+                fix = self.static_fix(task, nodes, reasons)
+                self.add(
+                    "fit",
+                    "fail",
+                    f"the {task.label} pod fits no {what}, even empty: {message}",
+                    f"{message} -- the {task.label} pod ({_show_res(task.request, _ordered(n for n in task.request if n != 'pods'))}) "
+                    f"fits no {what} even when the {what} is empty. Fix: {fix}.",
+                    never=True,
+                )
+                return
+        if what == "node":
+            bound = self.capacity_bound(nodes)
+            if bound is not None:
+                task, fit_count, want = bound
+                self.add(
+                    "fit",
+                    "fail",
+                    f"even on empty nodes at most {fit_count} {task.label} pods fit; the gang needs {want}",
+                    f"0/{len(nodes)} nodes are unavailable for the last {want - fit_count} {task.label} "
+                    f"pod(s) even on an empty cluster -- every node together holds only {fit_count} "
+                    f"of them. Fix: {self.group_fix(task, fit_count)}.",
+                    never=True,
+                )
+                return
+        self.add("fit", "pass", f"every pod of the job fits some {what} when it is empty")
+
+    def distinct_tasks(self) -> list[_Task]:
+        seen: dict[str, _Task] = {}
+        for task in [*self.pods.gang, *self.pods.extras] + (
+            [self.pods.submitter] if self.pods.submitter else []
+        ):
+            seen.setdefault(task.label, task)
+        return list(seen.values())
+
+    def capacity_bound(self, nodes: Sequence[_Node]) -> tuple[_Task, int, int] | None:
+        """A proof the gang cannot fit even an empty cluster: a group with more pods than
+        all nodes together hold (each node holds ``min over names of allocatable/request``)."""
+        groups: dict[str, tuple[_Task, int]] = {}
+        for task in [*self.pods.gang, *self.pods.extras]:
+            current = groups.get(task.label)
+            groups[task.label] = (task, (current[1] if current else 0) + 1)
+        for task, want in groups.values():
+            if task.best_effort:
+                continue
+            holds = 0
+            for node in nodes:
+                if _fit_failure(task, node, node.allocatable) is not None:
+                    continue
+                per_node = min(
+                    math.floor(_get(node.allocatable, n) / v)
+                    for n, v in task.request.items()
+                    if v > 0
+                )
+                holds += per_node
+            if holds < want:
+                return task, holds, want
+        return None
+
+    # -- 5. enqueue: overcommit and proportion -------------------------------------------
+
+    def admitted_before(self) -> list[_Admitted]:
+        """Pending PodGroups that pass the enqueue gate now, oldest first.
+
+        Our PodGroup does not exist yet; the scheduler runs every second, so by the time
+        it does, these are Inqueue and hold their reservation.
+        """
+        assert self.cluster is not None
+        admitted: list[_Admitted] = []
+        for group in self.cluster.groups:
+            if not group.is_pending:
+                continue  # only Pending PodGroups are enqueued
+            ok, _ = self.vote(group.queue, group.min_raw, admitted)
+            if ok and group.min_raw is not None:
+                admitted.append(_Admitted(group.key, group.queue, group.min_res))
+        return admitted
+
+    def vote(
+        self,
+        queue: str,
+        min_raw: Mapping[str, Quantity] | None,
+        admitted: Sequence[_Admitted] = (),
+    ) -> tuple[bool, str | None]:
+        """Volcano's enqueue decision for a Pending PodGroup of ``queue``.
+
+        Returns:
+            ``(admitted, event)``: the event is the PodGroup event Volcano records when it
+            rejects (None when it admits, or rejects silently).
+        """
+        view = self.queue_view(queue)
+        if view is None:
+            return False, None  # the job is dropped from the session
+        if min_raw is None:
+            return True, None  # no vote at all, even in a closed queue
+        minimum = _res(min_raw)
+        short = self.overcommit_short(minimum, admitted)
+        if short:
+            return False, "resource in cluster is overused: " + ", ".join(
+                f"overused {n}" for n in short
+            )
+        if not view.open:
+            return False, None
+        short = self.proportion_short(view, minimum, admitted)
+        if short:
+            return False, "queue resource quota insufficient: " + ", ".join(
+                f"insufficient {n}" for n in short
+            )
+        return True, None
+
+    def overcommit_idle(self) -> Res:
+        assert self.cluster is not None
+        return _sub(_scale(self.cluster.total, self.factor), self.cluster.used)
+
+    def overcommit_held(self, admitted: Sequence[_Admitted]) -> Res:
+        assert self.cluster is not None
+        held: Res = {}
+        for group in self.cluster.groups:
+            if group.inqueue:
+                held = _add(held, group.min_res)
+            elif group.running_reserved and group.min_raw is not None:
+                held = _add(held, _inqueue_resource(group.min_raw, group.allocated))
+        return _add(held, *(a.minimum for a in admitted))
+
+    def overcommit_short(self, minimum: Res, admitted: Sequence[_Admitted]) -> list[str]:
+        return _insufficient(
+            _add(self.overcommit_held(admitted), minimum), self.overcommit_idle(), minimum
+        )
+
+    def queue_committed(self, queue: str, admitted: Sequence[_Admitted]) -> Res:
+        """``allocated + inqueue - elastic`` of a queue, plus gangs admitted before ours."""
+        assert self.cluster is not None
+        allocated: Res = {}
+        inqueue: Res = {}
+        elastic: Res = {}
+        for group in self.cluster.groups:
+            if group.queue != queue:
+                continue
+            group_allocated = group.allocated
+            allocated = _add(allocated, group_allocated)
+            if (group.inqueue or group.running_reserved) and group.min_raw is not None:
+                inqueue = _add(inqueue, _inqueue_resource(group.min_raw, group_allocated))
+            elastic = _add(elastic, _exceeded(group_allocated, group.min_res))
+        early = _add(*(a.minimum for a in admitted if a.queue == queue))
+        return _add(_sub(_add(allocated, inqueue), elastic), early)
+
+    def proportion_short(
+        self, queue: _QueueView, minimum: Res, admitted: Sequence[_Admitted]
+    ) -> list[str]:
+        assert self.cluster is not None
+        real = self.real_capability(queue, self.cluster.total) or {}
+        return _insufficient(
+            _add(minimum, self.queue_committed(queue.name, admitted)), real, minimum
+        )
+
+    def blockers(self, names: Sequence[str], queue: str | None) -> list[str]:
+        """Reservations that hold the short resources, stale ones first (research §14.3)."""
+        assert self.cluster is not None
+        out = []
+        for group in self.cluster.groups:
+            if queue is not None and group.queue != queue:
+                continue
+            if group.inqueue:
+                held = group.min_res
+            elif group.running_reserved and group.min_raw is not None:
+                held = (
+                    _inqueue_resource(group.min_raw, group.allocated)
+                    if queue is None
+                    else group.min_res
+                )
+            else:
+                continue
+            if not any(_get(held, n) > 0 for n in names):
+                continue
+            stale = group.live_pods == 0
+            note = (
+                "Inqueue with no live pods, likely stale: delete it if its job is gone"
+                if stale
+                else group.phase
+            )
+            out.append(
+                (
+                    not stale,
+                    f"{group.key} ({note}; holds {_show_res(held, [n for n in names if _get(held, n) > 0])})",
+                )
+            )
+        return [text for _, text in sorted(out)]
+
+    def check_enqueue(self, admitted: list[_Admitted]) -> None:
+        if self.cluster is None or not self.cluster.has_nodes:
+            where = "no cluster snapshot" if self.cluster is None else "no Node objects"
+            self.add("overcommit", "skip", f"{where}: cluster usage unknown")
+            self.add("proportion", "skip", f"{where}: queue usage unknown")
+            return
+        early = f"; {len(admitted)} Pending PodGroup(s) are admitted first" if admitted else ""
+        self.check_overcommit(admitted, early)
+        self.check_proportion(admitted, early)
+
+    def check_overcommit(self, admitted: list[_Admitted], early: str) -> None:
+        assert self.cluster is not None
+        minimum = self.minimum
+        idle = self.overcommit_idle()
+        held = self.overcommit_held(admitted)
+        short = _insufficient(_add(held, minimum), idle, minimum)
+        names = [n for n in _ordered(minimum) if n != "pods" and _get(minimum, n) > 0]
+        factor = self.factor_text()
+        if not short:
+            left = _show_res(_sub(idle, held), names)
+            self.add(
+                "overcommit",
+                "pass",
+                f"needs {_show_res(minimum, names)}; {factor} x allocatable - used - reserved "
+                f"leaves {left}{early}",
+            )
+            return
+        volcano = "resource in cluster is overused: " + ", ".join(f"overused {n}" for n in short)
+        deficit = {n: _get(held, n) + _get(minimum, n) - _get(idle, n) for n in short}
+        fixes = []
+        blockers = self.blockers(short, None)
+        if blockers:
+            fixes.append("finish or delete " + ", ".join(blockers))
+        shrink = self.replica_fix(deficit)
+        if shrink:
+            fixes.append(shrink)
+        total = self.cluster.total
+        for name in short:
+            if _get(total, name) <= 0:
+                fixes.append(f"add nodes that offer {name}")
+            else:
+                more = _round_up(name, deficit[name] / self.factor)
+                fixes.append(f"add nodes with {name} {_show(name, more)} allocatable")
+        same = "capability" if short and set(short) <= self.short.get("capability", set()) else ""
+        self.add(
+            "overcommit",
+            "fail",
+            f"{volcano}: needs {_show_res(minimum, short)}; {factor} x allocatable "
+            f"({_show_res(_scale(total, self.factor), short)}) - used "
+            f"({_show_res(self.cluster.used, short)}) leaves {_show_res(idle, short)}, and "
+            f"admitted gangs reserve {_show_res(held, short)}{early}",
+            f"{volcano} -- enqueue admits a gang only while {factor} x the cluster's "
+            f"allocatable, minus what pods use and what admitted gangs reserve "
+            f"({_show_res(held, short)}), still covers it; the PodGroup stays Pending. "
+            f"Fix: {'; or '.join(fixes)}.",
+            same_cause=same,
+        )
+
+    def check_proportion(self, admitted: list[_Admitted], early: str) -> None:
+        assert self.cluster is not None
+        minimum = self.minimum
+        names = [n for n in _ordered(minimum) if n != "pods" and _get(minimum, n) > 0]
+        q = self.queue
+        if q is None:
+            self.add("proportion", "skip", f"queue {self.qname} unknown")
+            return
+        if not q.open:
+            self.add(
+                "proportion",
+                "fail",
+                f"queue {q.name} is not Open: proportion rejects the gang (no event)",
+                same_cause="queue",
+            )
+            return
+        real = self.real_capability(q, self.cluster.total) or {}
+        committed = self.queue_committed(q.name, admitted)
+        short = _insufficient(_add(minimum, committed), real, minimum)
+        if not short:
+            self.add(
+                "proportion",
+                "pass",
+                f"queue {q.name}: realCapability {_show_res(real, names)}, committed "
+                f"{_show_res(committed, names)}, this gang {_show_res(minimum, names)}{early}",
+            )
+            return
+        volcano = "queue resource quota insufficient: " + ", ".join(
+            f"insufficient {n}" for n in short
+        )
+        deficit = {n: _get(committed, n) + _get(minimum, n) - _get(real, n) for n in short}
+        fixes = []
+        blockers = self.blockers(short, q.name)
+        if blockers:
+            fixes.append("finish or delete " + ", ".join(blockers))
+        shrink = self.replica_fix(deficit)
+        if shrink:
+            fixes.append(shrink)
+        if all(n in q.capability and _get(real, n) >= q.capability[n] for n in short):
+            fixes.append(
+                " and ".join(
+                    f"raise queue {q.name} capability {n} from {_show(n, q.capability[n])} "
+                    f"to {_show(n, _get(committed, n) + _get(minimum, n))}"
+                    for n in short
+                )
+            )
+        self.add(
+            "proportion",
+            "fail",
+            f"{volcano}: queue {q.name} realCapability {_show_res(real, short)}, committed "
+            f"{_show_res(committed, short)}, this gang {_show_res(minimum, short)}{early}",
+            f"{volcano} -- queue {q.name} can hold {_show_res(real, short)}, its admitted "
+            f"gangs already hold {_show_res(committed, short)} and this gang needs "
+            f"{_show_res(minimum, short)} more, so the PodGroup stays Pending. "
+            f"Fix: {'; or '.join(fixes)}.",
+            same_cause="capability",
+        )
+
+    def factor_text(self) -> str:
+        factor = self.factor
+        return str(float(factor)) if factor.denominator in (1, 2, 4, 5, 10) else f"{factor}"
+
+    # -- 6. fair share (allocate) --------------------------------------------------------
+
+    def deserved(self) -> tuple[dict[str, Res], dict[str, Res]]:
+        """proportion's water-filled ``deserved`` per queue with jobs, and their allocations."""
+        assert self.cluster is not None
+        queues: dict[str, _QueueView] = {}
+        request: dict[str, Res] = {}
+        allocated: dict[str, Res] = {}
+        for group in self.cluster.groups:
+            view = self.queue_view(group.queue)
+            if view is None:
+                continue  # dropped from the session
+            queues[view.name] = view
+            alloc = group.allocated
+            allocated[view.name] = _add(allocated.get(view.name, {}), alloc)
+            pending = _add(*(p.request for p in group.pods if p.pending))
+            request[view.name] = _add(request.get(view.name, {}), alloc, pending)
+        assert self.queue is not None
+        ours = self.queue.name
+        queues[ours] = self.queue
+        own_request = _add(*(t.request for t in [*self.pods.gang, *self.pods.extras]))
+        request[ours] = _add(request.get(ours, {}), own_request)
+        allocated.setdefault(ours, {})
+        total = self.cluster.total
+        real = {name: self.real_capability(q, total) or {} for name, q in queues.items()}
+        deserved: dict[str, Res] = {name: {} for name in queues}
+        met: set[str] = set()
+        remaining = dict(total)
+        while True:
+            weight = sum(q.weight for n, q in queues.items() if n not in met)
+            if weight == 0:
+                break
+            before = dict(remaining)
+            increased: Res = {}
+            decreased: Res = {}
+            for name in sorted(queues):
+                if name in met:
+                    continue
+                q = queues[name]
+                old = deserved[name]
+                new = _add(old, _scale(remaining, Fraction(q.weight, weight)))
+                new = _min_dim(new, real[name], missing_is_zero=False)
+                new = _min_dim(new, request.get(name, {}), missing_is_zero=True)
+                new = {n: max(v, _get(q.guarantee, n)) for n, v in {**q.guarantee, **new}.items()}
+                deserved[name] = new
+                if _fits(request.get(name, {}), new) or new == old:
+                    met.add(name)
+                increased = _add(increased, _exceeded(new, old))
+                decreased = _add(decreased, _exceeded(old, new))
+            remaining = _exceeded(_add(remaining, decreased), increased)
+            empty = all(v < _EPSILON for n, v in remaining.items() if n != "pods")
+            if empty or remaining == before:
+                break
+        return deserved, allocated
+
+    def check_fair_share(self) -> tuple[Res, Res] | None:
+        if self.cluster is None:
+            self.add("fair-share", "skip", "no cluster snapshot: other queues' demand unknown")
+            return None
+        if not self.cluster.has_nodes:
+            self.add("fair-share", "skip", "the snapshot holds no Node objects")
+            return None
+        if self.queue is None:
+            self.add("fair-share", "skip", f"queue {self.qname} unknown")
+            return None
+        deserved, allocated = self.deserved()
+        q = self.queue
+        mine = deserved[q.name]
+        used = allocated[q.name]
+        names = [n for n in _ordered(self.minimum) if n != "pods"]
+        queues = len(deserved)
+        among = f"among {queues} queues with jobs" if queues > 1 else "the only queue with jobs"
+        gang = _add(*(t.request for t in self.pods.gang))
+        short = _insufficient(_add(used, gang), mine, gang)
+        if not short:
+            self.add(
+                "fair-share",
+                "pass",
+                f"queue {q.name} deserves {_show_res(mine, names)} ({among}); allocated "
+                f"{_show_res(used, names)} + gang {_show_res(gang, names)} fit",
+            )
+            return mine, used
+        over = _sub(_add(used, gang), mine)
+        same = "capability" if set(short) <= self.short.get("capability", set()) else ""
+        self.add(
+            "fair-share",
+            "fail",
+            f"queue {q.name} deserves {_show_res(mine, short)} ({among}), has "
+            f"{_show_res(used, short)} allocated; the gang needs {_show_res(gang, short)}",
+            f"Queue <{q.name}> is overused when considering task <...>, ignore it (scheduler "
+            f"log only, no event) -- allocate gives queue {q.name} at most its weighted fair "
+            f"share {_show_res(mine, short)}; it already has {_show_res(used, short)} and "
+            "the default actions never reclaim from other queues. Fix: raise queue "
+            f"{q.name}'s weight or guarantee, or shrink the gang by {_show_res(over, short)}.",
+            same_cause=same,
+        )
+        return mine, used
+
+    # -- 7. placement --------------------------------------------------------------------
+
+    def cluster_after_others(
+        self, extra_gangs: Sequence[tuple[Sequence[_Task], int]] = ()
+    ) -> tuple[list[_Node], list[str]]:
+        """The nodes once the pending pods Volcano places before ours are placed.
+
+        Inqueue and Running gangs (and Pending ones admitted first) with pending pods
+        are placed first, oldest first; a gang that cannot be placed takes nothing.
+        """
+        assert self.cluster is not None
+        nodes = [n.copy() for n in self.cluster.nodes]
+        notes: list[str] = []
+        admitted = {a.name for a in self.early}
+        for group in self.cluster.groups:
+            pending = group.pending_pods
+            if not pending or len(pending) > _MAX_SIMULATED_PODS:
+                continue
+            if group.phase not in ("Inqueue", "Running") and group.key not in admitted:
+                continue  # still Pending: allocate skips it
+            tasks = [p.task() for p in pending]
+            if group.ready_tasks < group.min_member:
+                live = sum(1 for p in group.pods if not p.terminal)
+                outcome = _place_gang(
+                    tasks,
+                    nodes,
+                    group.min_member,
+                    already_ready=group.ready_tasks,
+                    whole_gang=group.min_member >= live,
+                )
+                if not outcome.ready:
+                    continue  # discarded: it takes nothing, but keeps its reservation
+                tasks = tasks[outcome.tried :]
+                notes.append(f"{group.key} places its gang first")
+            # A ready gang places its remaining pods one by one.
+            placed, _, _ = _place_singly(tasks, nodes)
+            if placed and group.ready_tasks >= group.min_member:
+                notes.append(f"{group.key} places {len(placed)} pending pod(s) first")
+        for tasks_, min_member in extra_gangs:
+            _place_gang(tasks_, nodes, min_member, whole_gang=True)
+        return nodes, notes
+
+    def simulate(
+        self, nodes: list[_Node], gang: Sequence[_Task], queue_ok: QueueGate
+    ) -> _GangOutcome:
+        return _place_gang(
+            gang,
+            nodes,
+            self.plan.gang.min_member,
+            whole_gang=self.plan.gang.min_member >= len(gang) + len(self.pods.extras),
+            queue_ok=queue_ok,
+        )
+
+    def head_last(self) -> list[_Task]:
+        gang = list(self.pods.gang)
+        return gang[1:] + gang[:1]
+
+    def check_placement(self, fair: tuple[Res, Res] | None) -> None:
+        if self.cluster is None or not self.cluster.has_nodes:
+            why = (
+                "no cluster snapshot"
+                if self.cluster is None
+                else "the snapshot holds no Node objects"
+            )
+            self.add("placement", "skip", f"{why}: where the pods land is unknown")
+            self.add(
+                "submitter",
+                "skip" if self.pods.submitter else "pass",
+                f"{why}" if self.pods.submitter else "no submitter pod in this submission mode",
+            )
+            return
+        if self.pods.created > _MAX_SIMULATED_PODS:
+            self.add("placement", "skip", f"{self.pods.created} pods: too many to simulate")
+            self.add("submitter", "skip", "placement not simulated")
+            return
+        # When the fair-share check already failed, place without it so this check tells
+        # whether the nodes themselves could take the gang.
+        queue_ok = self.queue_gate(fair) if "fair-share" not in self.failed else None
+        base, notes = self.cluster_after_others()
+        prefix = ("; ".join(notes) + "; ") if notes else ""
+        first = [n.copy() for n in base]
+        outcome = self.simulate(first, self.pods.gang, queue_ok)
+        second = (
+            self.simulate([n.copy() for n in base], self.head_last(), queue_ok)
+            if len(self.pods.gang) > 1
+            else outcome
+        )
+        ok_first = outcome.ready or outcome.pipelined
+        ok_second = second.ready or second.pipelined
+        if ok_first and ok_second:
+            nodes = first
+            extras_placed, extra_failed, extra_errors = _place_singly(self.pods.extras, nodes)
+            if extra_failed is not None:
+                message = _fit_error_message(extra_errors, len(nodes))
+                self.add(
+                    "placement",
+                    "fail",
+                    f"{prefix}the gang fits but {extra_failed.label} pods above minReplicas do not: {message}",
+                    f"{message} -- the gang ({self.plan.gang.min_member} pods) is placed, but "
+                    f"{len(self.pods.extras) - len(extras_placed)} {extra_failed.label} pod(s) above "
+                    "minReplicas stay Pending, so the RayCluster never reports ready and the stack "
+                    f"waits for it. Fix: lower that group's replicas by {len(self.pods.extras) - len(extras_placed)}.",
+                )
+                self.add("submitter", "skip", "not reached: the RayCluster never becomes ready")
+                return
+            where = ", ".join(sorted({node for _, node in outcome.placed}))
+            pipelined = (
+                " (some pods wait for terminating pods to release resources)"
+                if outcome.pipelined
+                else ""
+            )
+            count = len(self.pods.gang) + len(self.pods.extras)
+            pods = f"all {count} pods fit" if count > 1 else "the pod fits"
+            order = " in either pod order" if count > 1 else ""
+            self.add("placement", "pass", f"{prefix}{pods} on {where}{order}{pipelined}")
+            self.check_submitter(nodes)
+            return
+        order = "head first (KubeRay's creation order)" if not ok_first else "head last"
+        failing = outcome if not ok_first else second
+        self.add_placement_failure(base, failing, ok_first or ok_second, prefix, queue_ok, order)
+        self.add("submitter", "skip", "not reached: the gang is not placed")
+
+    def queue_gate(self, fair: tuple[Res, Res] | None) -> QueueGate:
+        if fair is None:
+            return None
+        deserved, allocated = fair
+
+        def ok(task: _Task, placed: Res) -> bool:
+            return not _insufficient(_add(allocated, placed, task.request), deserved, task.request)
+
+        return ok
+
+    def add_placement_failure(
+        self,
+        base: list[_Node],
+        outcome: _GangOutcome,
+        order_dependent: bool,
+        prefix: str,
+        queue_ok: QueueGate,
+        order: str,
+    ) -> None:
+        gang = self.plan.gang
+        pods = len(self.pods.gang) + len(self.pods.extras)
+        if outcome.failed is None:
+            blocked = outcome.queue_blocked
+            label = blocked.label if blocked else "a pod"
+            self.add(
+                "placement",
+                "fail",
+                f"{prefix}the {label} pod is refused by queue {self.qname}'s fair share",
+                f"{_gang_condition(gang.min_member, pods, len(outcome.placed), None, '')} -- "
+                f"queue {self.qname}'s fair share runs out before the gang is complete. Fix: raise the "
+                "queue's weight or guarantee, or shrink the gang.",
+                same_cause="fit",
+            )
+            return
+        failed = outcome.failed
+        message = _fit_error_message(outcome.fit_errors, len(base))
+        volcano = _gang_condition(gang.min_member, pods, len(outcome.placed), failed, message)
+        packable = _best_fit_decreasing(self.pods.gang, base)
+        free = _add(*(n.idle for n in base if _selects(failed, n)))
+        need = _add(*(t.request for t in self.pods.gang))
+        asked = [n for n in _ordered(failed.request) if n != "pods" and _get(failed.request, n) > 0]
+        lacking = {
+            r.removeprefix("Insufficient ")
+            for r in outcome.fit_errors.values()
+            if r.startswith("Insufficient ")
+        }
+        short_names = _ordered(lacking) or asked
+        resources_only = all(r.startswith("Insufficient ") for r in outcome.fit_errors.values())
+        aggregate = resources_only and not _short_on_node(
+            {n: _get(need, n) for n in short_names}, free
+        )
+        explanation = f"the {failed.label} pod ({_show_res(failed.request, asked)}) fits no node"
+        if outcome.placed:
+            explanation += f" once {len(outcome.placed)} pod(s) of the gang are placed"
+        most = self.most_free(base, failed, short_names)
+        if most:
+            explanation += f"; {most}"
+        if aggregate:
+            explanation += (
+                f" although the nodes together have {_show_res(free, short_names)} free: fragmentation, "
+                "Volcano places pods one at a time and never moves placed ones"
+            )
+        if order_dependent or packable:
+            detail = "the other order fits" if order_dependent else "a tighter packing fits"
+            self.add(
+                "placement",
+                "warn",
+                f"{prefix}{order}: {message} but {detail}: the outcome depends on Volcano's pod "
+                "order (creation second, then pod UID) and node scores",
+                f"{volcano} -- {explanation}; whether Volcano finds a placement depends on pod "
+                f"order and node scoring. Fix: {self.group_fix(failed, None, base, queue_ok)}.",
+            )
+            return
+        self.add(
+            "placement",
+            "fail",
+            f"{prefix}{message} (the {failed.label} pod)",
+            f"{volcano} -- {explanation}. {self.waiting_text()} Fix: "
+            f"{self.group_fix(failed, None, base, queue_ok)}.",
+            same_cause="fit",
+        )
+
+    def waiting_text(self) -> str:
+        if self.failed & {"overcommit", "proportion", "capability", "queue"}:
+            return "Even once admitted it would wait here."
+        return (
+            "The PodGroup is admitted (Inqueue) and keeps its reservation, blocking other "
+            "gangs, while it waits."
+        )
+
+    def most_free(self, nodes: Sequence[_Node], task: _Task, names: Sequence[str]) -> str:
+        parts = []
+        for name in names:
+            candidates = [n for n in nodes if _selects(task, n) and _untolerated(task, n) is None]
+            if not candidates:
+                continue
+            best = max(candidates, key=lambda n: (_get(n.future_idle(), name), n.name))
+            value = _get(best.future_idle(), name)
+            if value < _get(task.request, name):
+                parts.append(
+                    f"the most free {name} on a node it may use is {_show(name, max(value, _ZERO))} ({best.name})"
+                )
+        return "; ".join(parts)
+
+    def check_submitter(self, nodes: list[_Node]) -> None:
+        task = self.pods.submitter
+        if task is None:
+            mode = self.plan.mode
+            detail = "it runs in the head pod" if mode == "SidecarMode" else "no submitter pod"
+            self.add("submitter", "pass", f"{mode}: {detail}")
+            return
+        placed, failed, errors = _place_singly([task], nodes)
+        if failed is None:
+            self.add(
+                "submitter",
+                "pass",
+                f"the submitter pod fits on {placed[0]} after the gang (it is created once the RayCluster is ready)",
+            )
+            return
+        message = _fit_error_message(errors, len(nodes))
+        self.add(
+            "submitter",
+            "fail",
+            f"the submitter pod fits no node once the gang is placed: {message}",
+            f"{message} -- the RayCluster comes up but the submitter Job's pod "
+            f"({_show_res(task.request, [n for n in _ordered(task.request) if n != 'pods'])}) cannot be "
+            "placed, so the Ray job is never submitted. Fix: lower submitterPodTemplate requests, "
+            "or free that much on a node the submitter may use.",
+        )
+
+    # -- fixes ---------------------------------------------------------------------------
+
+    def worker_groups(self) -> Iterator[tuple[int, GangShare]]:
+        index = 0
+        for share in self.plan.gang.shares:
+            if share.role == "worker":
+                yield index, share
+                index += 1
+
+    def replica_fix(self, deficit: Mapping[str, Fraction]) -> str | None:
+        """The smallest replica cut of one worker group that frees ``deficit``."""
+        cluster = self.plan.item.job.spec.ray_cluster_spec
+        if cluster is None or not deficit:
+            return None
+        scaling = cluster.enable_in_tree_autoscaling is True
+        best: tuple[int, str] | None = None
+        for index, share in self.worker_groups():
+            per = _res(share.per_pod)
+            if share.reserved <= 0 or any(_get(per, n) <= 0 for n in deficit):
+                continue
+            group = cluster.worker_group_specs[index]
+            hosts = max(group.num_of_hosts, 1)
+            pods = max(math.ceil(v / _get(per, n)) for n, v in deficit.items())
+            drop = math.ceil(pods / hosts)
+            current = share.reserved // hosts
+            if drop > current:
+                continue
+            text = self.replica_text(
+                share.group, current, current - drop, scaling, group.min_replicas
+            )
+            if best is None or drop < best[0]:
+                best = (drop, text)
+        return best[1] if best else None
+
+    @staticmethod
+    def replica_text(
+        group: str, current: int, new: int, scaling: bool, min_replicas: int | None
+    ) -> str:
+        field_name = "minReplicas" if scaling else "replicas"
+        text = f"reduce worker group {group} {field_name} from {current} to {new}"
+        if not scaling and min_replicas and new < min_replicas:
+            text += f" (and minReplicas to {new})"
+        return text
+
+    def group_fix(
+        self,
+        task: _Task,
+        fit_count: int | None,
+        base: list[_Node] | None = None,
+        queue_ok: QueueGate = None,
+    ) -> str:
+        """Fewer pods of the failing worker group, or a smaller pod, or more nodes."""
+        cluster = self.plan.item.job.spec.ray_cluster_spec
+        options = []
+        if task.label.startswith("worker group") and cluster is not None:
+            index, share = next(
+                ((i, s) for i, s in self.worker_groups() if s.group == task.group), (None, None)
+            )
+            if index is not None and share is not None:
+                group = cluster.worker_group_specs[index]
+                hosts = max(group.num_of_hosts, 1)
+                scaling = cluster.enable_in_tree_autoscaling is True
+                current_pods = share.members
+                fits = (
+                    fit_count
+                    if fit_count is not None
+                    else self.max_members(task, base or [], queue_ok)
+                )
+                if fits is not None and fits < current_pods:
+                    new = fits // hosts
+                    options.append(
+                        self.replica_text(
+                            task.group, current_pods // hosts, new, scaling, group.min_replicas
+                        )
+                    )
+        names = [n for n in _ordered(task.request) if n != "pods" and _get(task.request, n) > 0]
+        options.append(
+            f"add a node that can take a {task.label} pod ({_show_res(task.request, names)})"
+        )
+        return ", or ".join(options)
+
+    def max_members(self, task: _Task, base: list[_Node], queue_ok: QueueGate) -> int | None:
+        """The most pods of ``task``'s group with which the whole gang still places."""
+        if not base:
+            return None
+        members = sum(1 for t in self.pods.gang if t.group == task.group)
+        others = [t for t in self.pods.gang if t.group != task.group]
+        low, high = 0, members - 1
+        found: int | None = None
+        while low <= high:
+            mid = (low + high) // 2
+            gang = self.ordered_gang(others, task, mid)
+            outcome = _place_gang(
+                gang, [n.copy() for n in base], len(gang), whole_gang=True, queue_ok=queue_ok
+            )
+            if outcome.ready or outcome.pipelined:
+                found, low = mid, mid + 1
+            else:
+                high = mid - 1
+        return found
+
+    def ordered_gang(self, others: list[_Task], task: _Task, count: int) -> list[_Task]:
+        out: list[_Task] = []
+        inserted = False
+        for t in self.pods.gang:
+            if t.group == task.group:
+                if not inserted:
+                    out += [task] * count
+                    inserted = True
+                continue
+            out.append(t)
+        return out
+
+    def static_fix(self, task: _Task, nodes: Sequence[_Node], reasons: Mapping[str, str]) -> str:
+        kinds = set(reasons.values())
+        fixes = []
+        taints = sorted({r for r in kinds if r.startswith("node(s) had untolerated taint")})
+        if taints:
+            taint = (
+                next(t for n in nodes if (t := _untolerated(task, n)) is not None)
+                if any(_untolerated(task, n) is not None for n in nodes)
+                else None
+            )
+            if taint is not None:
+                fixes.append(
+                    f"add toleration {{key: {taint.get('key')}, operator: Exists, effect: {taint.get('effect')}}} "
+                    f"to the {task.label} pod template"
+                )
+        if "node(s) didn't match Pod's node affinity/selector" in kinds:
+            fixes.append(f"change the {task.label} nodeSelector/affinity to match a node's labels")
+        if "node(s) were unschedulable" in kinds:
+            fixes.append("uncordon a node")
+        short = sorted(
+            {r.removeprefix("Insufficient ") for r in kinds if r.startswith("Insufficient ")}
+        )
+        for name in short:
+            offered = [n for n in nodes if _get(n.allocatable, name) > 0]
+            if not offered:
+                fixes.append(f"add nodes that offer {name} or drop the {name} request")
+            else:
+                top = max(_get(n.allocatable, name) for n in offered)
+                fixes.append(
+                    f"lower the {task.label} {name} request from {_show(name, _get(task.request, name))} "
+                    f"to at most {_show(name, top)} (the largest node), or add a larger node"
+                )
+        return "; or ".join(fixes) or "change the pod's scheduling constraints"
+
+    # -- 8. siblings (advisory) ----------------------------------------------------------
+
+    def check_siblings(self) -> None:
+        if not self.siblings:
+            self.add("siblings", "pass", f"no other job of this stack uses queue {self.qname}")
+            return
+        names = ", ".join(f"{s.namespace}/{s.name}" for s in self.siblings)
+        combined = _add(self.minimum, *(_res(s.gang.min_resources) for s in self.siblings))
+        problems: list[str] = []
+        q = self.queue
+        if self.cluster is not None and self.cluster.has_nodes and q is not None:
+            ahead = [
+                _Admitted(f"{s.namespace}/{s.name}", self.qname, _res(s.gang.min_resources))
+                for s in self.siblings
+            ]
+            alone_oc = self.overcommit_short(self.minimum, self.early)
+            together_oc = self.overcommit_short(self.minimum, [*self.early, *ahead])
+            if together_oc and not alone_oc:
+                problems.append(
+                    "resource in cluster is overused: "
+                    + ", ".join(f"overused {n}" for n in together_oc)
+                )
+            if q.open:
+                alone_q = self.proportion_short(q, self.minimum, self.early)
+                together_q = self.proportion_short(q, self.minimum, [*self.early, *ahead])
+                if together_q and not alone_q:
+                    problems.append(
+                        "queue resource quota insufficient: "
+                        + ", ".join(f"insufficient {n}" for n in together_q)
+                    )
+            if not problems and len(self.pods.gang) <= _MAX_SIMULATED_PODS:
+                gangs = [(list(_job_pods(s).gang), s.gang.min_member) for s in self.siblings]
+                alone_nodes, _ = self.cluster_after_others()
+                together_nodes, _ = self.cluster_after_others(gangs)
+                alone = _place_gang(
+                    self.pods.gang, alone_nodes, self.plan.gang.min_member, whole_gang=True
+                )
+                together = _place_gang(
+                    self.pods.gang, together_nodes, self.plan.gang.min_member, whole_gang=True
+                )
+                if (alone.ready or alone.pipelined) and not (together.ready or together.pipelined):
+                    problems.append(
+                        "the nodes cannot hold all these gangs at once: "
+                        + _fit_error_message(together.fit_errors, len(together_nodes))
+                    )
+        elif q is not None and q.capability_raw:
+            real = self.real_capability(q, None) or {}
+            bounded = {n: v for n, v in combined.items() if n in real}
+            short = _insufficient(bounded, real, bounded)
+            if short and not _insufficient(
+                {n: v for n, v in self.minimum.items() if n in real}, real, self.minimum
+            ):
+                problems.append(
+                    f"together they need {_show_res(combined, short)}, queue {q.name} capability is "
+                    f"{_show_res(real, short)}"
+                )
+        if problems:
+            self.add(
+                "siblings",
+                "warn",
+                f"with {names} (same stack, same queue {self.qname}): {'; '.join(problems)} -- Volcano admits "
+                "them one after another (older first), so this job may wait for another to finish; "
+                f"pulumi up waits up to clusterReadyTimeoutSeconds ({self.plan.settings.cluster_ready_timeout_seconds}s) "
+                "for its RayCluster",
+            )
+        else:
+            self.add(
+                "siblings",
+                "pass",
+                f"fits together with {names} (same stack, same queue {self.qname})",
+            )
+
+    # -- driver --------------------------------------------------------------------------
+
+    def run(self) -> PreflightResult:
+        self.check_snapshot()
+        self.check_queue()
+        self.check_gang()
+        self.check_capability()
+        self.check_fit()
+        self.early: list[_Admitted] = (
+            self.admitted_before() if self.cluster is not None and self.cluster.has_nodes else []
+        )
+        self.check_enqueue(self.early)
+        fair = self.check_fair_share()
+        self.check_placement(fair)
+        self.check_siblings()
+        return self.result()
+
+
+def _min_dim(
+    left: Mapping[str, Fraction], right: Mapping[str, Fraction], *, missing_is_zero: bool
+) -> Res:
+    """``MinDimensionResource``: cpu and memory always; scalars of ``left`` only.
+
+    A scalar ``right`` lacks is kept (Infinity) or zeroed (Zero).
+    """
+    out: Res = {}
+    for name, value in left.items():
+        if name in ("cpu", "memory") or name in right:
+            out[name] = min(value, _get(right, name))
+        elif missing_is_zero:
+            out[name] = _ZERO
+        else:
+            out[name] = value
+    for name in ("cpu", "memory"):
+        if name not in left and name in right:
+            out[name] = min(_ZERO, right[name])
+    return out
+
+
+def preflight_job(
+    plan: JobPlan,
+    *,
+    queues: Mapping[str, QueueDecl],
+    snapshot: ClusterSnapshot | None,
+    others: Sequence[JobPlan] = (),
+    node_shapes: Sequence[NodeShape] = (),
+    overcommit_factor: Fraction = DEFAULT_OVERCOMMIT_FACTOR,
+) -> PreflightResult:
+    """Predict whether Volcano (default configuration) admits and places the job's gang.
+
+    Args:
+        plan: the job's plan.
+        queues: the queues this stack declares (created by it), by name.
+        snapshot: what the cluster holds (Nodes, Pods, Queues, PodGroups), or None.
+        others: the other jobs of the same stack; those in the same queue are the
+            advisory ``siblings`` check and never change the verdict.
+        node_shapes: declared node shapes (``raygang:nodeShapes``); used for the
+            per-pod fit only when the snapshot has no Node objects.
+        overcommit_factor: the overcommit plugin's factor (Volcano replaces values below
+            1 with its default 1.2).
+
+    Returns:
+        The verdict, the reasons and every check.
+    """
+    return _Preflight(
+        plan, queues, snapshot, others, node_shapes, Fraction(overcommit_factor)
+    ).run()

@@ -1,0 +1,297 @@
+"""The generated submitter command against a real Ray head on loopback.
+
+One Ray head is started for the module with ``ray start --head`` in a private temp dir and a
+new session, so every Ray daemon belongs to the process group of that ``ray start`` and
+teardown kills exactly that group. ``ray stop`` is not used: it stops every Ray process of
+the machine, including other test sessions' clusters.
+
+Each test renders the submitter Job with :func:`components.submitter.submitter_job` and runs
+its container the way the pod would: ``command + args`` (``/bin/bash -ce -- <script>``) with
+the container's env, the test interpreter's bin directory first on ``PATH`` (that is where
+``ray`` and ``python`` come from, as in the head image).
+
+Ray itself rewrites ``--node-ip-address=127.0.0.1`` to the host's address and lets the GCS
+and raylet listen on all interfaces; the tests only ever connect to 127.0.0.1.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from components.submitter import submission_id, submitter_job
+
+pytestmark = pytest.mark.ray
+
+TIMEOUT = 180  # seconds, for every subprocess and wait
+KUBERAY_ENTRYPOINT = "echo no quote 'single quote' \"double quote\""
+KUBERAY_OUTPUT = "no quote single quote double quote"
+# Quotes, spaces, $ and backticks; bash must pass all of it to Ray unchanged.
+NASTY = "a\"b 'c' $HOME ${HOME} $(touch pwned) `touch pwned2` \\ \\\\ ; | & ! é"
+
+
+@dataclass(frozen=True)
+class RayHead:
+    """The running head: its dashboard address and the env to run the pod's command with."""
+
+    address: str  # host:port, no scheme, as KubeRay's status.dashboardURL
+    env: dict[str, str]
+    workdir: Path
+
+
+def _free_ports(count: int) -> list[int]:
+    sockets = []
+    try:
+        for _ in range(count):
+            sock = socket.socket()
+            sock.bind(("127.0.0.1", 0))
+            sockets.append(sock)
+        return [sock.getsockname()[1] for sock in sockets]
+    finally:
+        for sock in sockets:
+            sock.close()
+
+
+def _healthy(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(url, timeout=5) as response:
+            return b"success" in response.read()
+    except OSError:
+        return False
+
+
+def _stop_group(pgid: int) -> None:
+    """SIGTERM the Ray process group, then SIGKILL whatever is left (gcs_server and raylet
+    ignore SIGTERM for a while, as ``ray stop`` also finds)."""
+    try:
+        os.killpg(pgid, signal.SIGTERM)
+    except ProcessLookupError:
+        return
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(pgid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.2)
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(pgid, signal.SIGKILL)
+
+
+@pytest.fixture(scope="module")
+def ray_head(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RayHead]:
+    bin_dir = str(Path(sys.executable).parent)
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("RAY_ADDRESS", "RAY_API_SERVER_ADDRESS", "RAY_JOB_HEADERS")
+    }
+    env["PATH"] = bin_dir + os.pathsep + env.get("PATH", "/usr/bin:/bin")
+    env["RAY_USAGE_STATS_ENABLED"] = "0"
+    ray = shutil.which("ray", path=env["PATH"])
+    if ray is None:
+        pytest.fail(f"the `ray` CLI is not installed next to {sys.executable} (ray[default])")
+    # Short: Ray's Unix socket paths live under it and must stay below ~107 bytes.
+    temp_dir = Path(f"/tmp/rg-{os.getpid()}")
+    shutil.rmtree(temp_dir, ignore_errors=True)
+    gcs, dash, client, agent_http, agent_grpc, runtime_env, metrics, node_mgr, obj_mgr = (
+        _free_ports(9)
+    )
+    command = [
+        ray,
+        "start",
+        "--head",
+        f"--port={gcs}",
+        "--dashboard-host=127.0.0.1",
+        f"--dashboard-port={dash}",
+        "--node-ip-address=127.0.0.1",
+        "--num-cpus=2",
+        '--resources={"Custom_1": 2}',
+        "--include-dashboard=true",
+        "--disable-usage-stats",
+        f"--temp-dir={temp_dir}",
+        "--object-store-memory=100000000",
+        # Every listening port explicit, so a parallel session's Ray cannot collide.
+        f"--ray-client-server-port={client}",
+        f"--dashboard-agent-listen-port={agent_http}",
+        f"--dashboard-agent-grpc-port={agent_grpc}",
+        f"--runtime-env-agent-port={runtime_env}",
+        f"--metrics-export-port={metrics}",
+        f"--node-manager-port={node_mgr}",
+        f"--object-manager-port={obj_mgr}",
+    ]
+    # A new session: `ray start` leads its own process group and the daemons inherit it.
+    starter = subprocess.Popen(
+        command,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+    pgid = starter.pid
+    try:
+        output, _ = starter.communicate(timeout=TIMEOUT)
+        if starter.returncode != 0:
+            pytest.fail(f"ray start failed ({starter.returncode}):\n{output}")
+        health = f"http://127.0.0.1:{dash}/api/gcs_healthz"
+        deadline = time.monotonic() + TIMEOUT
+        while not _healthy(health):
+            if time.monotonic() > deadline:
+                pytest.fail(f"{health} did not report success within {TIMEOUT} s")
+            time.sleep(0.5)
+        yield RayHead(address=f"127.0.0.1:{dash}", env=env, workdir=tmp_path_factory.mktemp("pod"))
+    finally:
+        if starter.poll() is None:
+            starter.kill()
+        _stop_group(pgid)
+        shutil.rmtree(temp_dir, ignore_errors=True)
+
+
+def _client(head: RayHead) -> Any:
+    from ray.job_submission import JobSubmissionClient
+
+    return JobSubmissionClient(f"http://{head.address}")
+
+
+def _spec(entrypoint: str, **extra: Any) -> dict[str, Any]:
+    spec: dict[str, Any] = {
+        "entrypoint": entrypoint,
+        "rayClusterSpec": {
+            "rayVersion": "2.60.0",
+            "headGroupSpec": {
+                "template": {"spec": {"containers": [{"name": "head", "image": "unused"}]}}
+            },
+        },
+    }
+    spec.update(extra)
+    return spec
+
+
+def _run_pod(head: RayHead, job_name: str, spec: dict[str, Any]) -> tuple[str, str]:
+    """Render the submitter Job and run its container's command as the pod would.
+
+    Returns:
+        The submission ID and the container's combined output.
+    """
+    sid = submission_id(job_name, spec)
+    job = submitter_job(
+        job_name=job_name,
+        namespace="default",
+        spec=spec,
+        submission_id=sid,
+        dashboard_address=head.address,
+        labels={},
+    )
+    container = job["spec"]["template"]["spec"]["containers"][0]
+    env = dict(head.env)
+    env.update({e["name"]: e["value"] for e in container["env"]})
+    result = subprocess.run(
+        container["command"] + container["args"],
+        env=env,
+        cwd=head.workdir,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        timeout=TIMEOUT,
+    )
+    assert result.returncode == 0, result.stdout
+    return sid, result.stdout
+
+
+def _jobs_with_id(head: RayHead, sid: str) -> list[Any]:
+    return [job for job in _client(head).list_jobs() if job.submission_id == sid]
+
+
+def _status(head: RayHead, sid: str) -> str:
+    """The job's status, and its message when it is not SUCCEEDED (for assertion output)."""
+    info = _client(head).get_job_info(sid)
+    status = str(info.status.value)
+    return status if status == "SUCCEEDED" else f"{status}: {info.message}"
+
+
+def test_job_runs_to_success_and_logs_are_followed(ray_head: RayHead) -> None:
+    sid, output = _run_pod(ray_head, "echo", _spec(KUBERAY_ENTRYPOINT))
+    assert _status(ray_head, sid) == "SUCCEEDED"
+    # The followed logs carry the entrypoint's output: KubeRay's quoting test, for real.
+    assert KUBERAY_OUTPUT in output.splitlines()
+
+
+def test_rerun_follows_the_existing_job_instead_of_submitting_again(ray_head: RayHead) -> None:
+    spec = _spec("python -c \"print('run-once')\"")
+    sid, first = _run_pod(ray_head, "rerun", spec)
+    assert "run-once" in first.splitlines()
+    # A retried submitter pod runs the identical command.
+    sid_again, second = _run_pod(ray_head, "rerun", spec)
+    assert sid_again == sid
+    assert len(_jobs_with_id(ray_head, sid)) == 1
+    assert "run-once" in second.splitlines()
+    assert "submitted successfully" not in second
+
+
+def test_changed_spec_gets_a_new_submission_id_and_a_second_job(ray_head: RayHead) -> None:
+    sid_a, out_a = _run_pod(ray_head, "change", _spec("python -c \"print('version-a')\""))
+    sid_b, out_b = _run_pod(ray_head, "change", _spec("python -c \"print('version-b')\""))
+    assert sid_a != sid_b
+    assert sid_a.startswith("change-") and sid_b.startswith("change-")
+    assert "version-a" in out_a.splitlines() and "version-b" in out_b.splitlines()
+    assert [len(_jobs_with_id(ray_head, s)) for s in (sid_a, sid_b)] == [1, 1]
+    assert _status(ray_head, sid_a) == _status(ray_head, sid_b) == "SUCCEEDED"
+
+
+def test_runtime_env_values_survive_the_shell_verbatim(ray_head: RayHead) -> None:
+    runtime_env = "env_vars:\n  X: " + json.dumps(NASTY) + "\n  Y: '`id` $(id)'\n"
+    spec = _spec(
+        "python -c \"import os; print(os.environ['X']); print(os.environ['Y'])\"",
+        runtimeEnvYAML=runtime_env,
+    )
+    sid, output = _run_pod(ray_head, "nasty", spec)
+    assert _status(ray_head, sid) == "SUCCEEDED"
+    lines = output.splitlines()
+    assert NASTY in lines
+    assert "`id` $(id)" in lines
+    assert sorted(p.name for p in ray_head.workdir.iterdir() if "pwned" in p.name) == []
+    info = _client(ray_head).get_job_info(sid)
+    assert info.runtime_env["env_vars"] == {"X": NASTY, "Y": "`id` $(id)"}
+
+
+def test_entrypoint_flags_and_metadata_are_accepted_by_ray(ray_head: RayHead) -> None:
+    metadata = {"team": "ml", "note": "a b $HOME `x`"}
+    spec = _spec(
+        "python -c \"print('with-flags')\"",
+        metadata=metadata,
+        entrypointNumCpus=1,
+        entrypointResources='{"Custom_1": 1}\n',  # as a YAML block scalar would end
+    )
+    sid, output = _run_pod(ray_head, "flags", spec)
+    assert "with-flags" in output.splitlines()
+    info = _client(ray_head).get_job_info(sid)
+    assert str(info.status.value) == "SUCCEEDED"
+    assert info.metadata == metadata
+    assert info.entrypoint_num_cpus == 1.0
+    assert info.entrypoint_resources == {"Custom_1": 1.0}
+
+
+def test_a_failed_ray_job_still_exits_zero_like_kuberay(ray_head: RayHead) -> None:
+    # KubeRay parity (kuberay#3211): `ray job logs --follow` exits 0 whatever the job's end,
+    # so the submitter Job succeeds for a failed Ray job, on the first run and on a retry.
+    spec = _spec("python -c \"import sys; print('about-to-fail'); sys.exit(3)\"")
+    sid, output = _run_pod(ray_head, "fails", spec)
+    assert "about-to-fail" in output.splitlines()
+    assert _status(ray_head, sid).startswith("FAILED")
+    _run_pod(ray_head, "fails", spec)
+    assert len(_jobs_with_id(ray_head, sid)) == 1
