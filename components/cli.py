@@ -94,7 +94,10 @@ def _parser() -> argparse.ArgumentParser:
         "--cluster",
         type=Path,
         metavar="FILE",
-        help="cluster snapshot: kubectl get nodes,pods,queues,podgroups,rayclusters,jobs,configmaps -A -o yaml",
+        help=(
+            "cluster snapshot: kubectl get nodes,pods,queues,podgroups,rayclusters,jobs,"
+            "configmaps -A -o yaml"
+        ),
     )
     plan.add_argument(
         "--now", metavar="TIMESTAMP", help="fix the clock (RFC 3339) for lifecycle decisions"
