@@ -1,4 +1,9 @@
-"""Planning benchmarks: ``load_documents`` + ``plan_stack`` (+ preflight) + ``render_json``."""
+"""Planning benchmarks: ``load_documents`` + the planning pass + ``render_json``.
+
+The planning pass is ``components.pipeline.plan_everything`` (what ``raygang plan`` and the
+Pulumi program run: plan, lifecycle, preflight) when it exists, else ``plan_stack`` and
+``preflight_job``.
+"""
 
 from __future__ import annotations
 
@@ -9,12 +14,14 @@ import time
 import tracemalloc
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 from benchmarks.measure import best_of, fit_exponent, maxrss_bytes
 from benchmarks.synth import make_documents, make_snapshot_objects
 from components.gang import Accounting
-from components.loader import load_documents
+from components.loader import Documents, load_documents
 from components.plan import StackPlan, plan_stack
 from components.render import render_json
 from components.settings import StackSettings
@@ -23,6 +30,7 @@ from components.snapshot import ClusterSnapshot, snapshot_from_objects
 __all__ = [
     "MemoryResult",
     "PlanSeries",
+    "load_planner",
     "load_preflight",
     "measure_memory",
     "plan_once",
@@ -30,8 +38,11 @@ __all__ = [
 ]
 
 PREFLIGHT_MISSING = "skipped: components.preflight not available"
+# A fixed clock keeps the lifecycle decisions (and so the plans) the same on every run.
+NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 
 Preflight = Callable[..., Any]
+Planner = Callable[[Documents, StackSettings, ClusterSnapshot | None], StackPlan]
 
 
 def load_preflight() -> tuple[Preflight | None, str]:
@@ -48,38 +59,71 @@ def load_preflight() -> tuple[Preflight | None, str]:
     return func, ""
 
 
-def _preflight_all(plan: StackPlan, snapshot: ClusterSnapshot, preflight: Preflight) -> StackPlan:
-    # As the stack does: every job against the snapshot, with the stack's other jobs as
-    # its siblings (``others``: the jobs of the same stack, this one excluded).
-    queues = {q.name: q for q in plan.queues}
-    jobs = plan.jobs
-    done = tuple(
-        dataclasses.replace(
-            job,
-            preflight=preflight(
-                job, queues=queues, snapshot=snapshot, others=jobs[:i] + jobs[i + 1 :]
-            ),
+def _plan_stack_then_preflight(preflight: Preflight | None) -> Planner:
+    # Without components.pipeline: plan_stack, then preflight_job on every job with the
+    # stack's other jobs as its siblings, as the pipeline does.
+    def planner(
+        docs: Documents, settings: StackSettings, snapshot: ClusterSnapshot | None
+    ) -> StackPlan:
+        plan = plan_stack(docs.jobs, docs.queues, settings, docs.ignored)
+        if snapshot is None or preflight is None:
+            return plan
+        queues = {q.name: q for q in plan.queues}
+        jobs = plan.jobs
+        done = tuple(
+            dataclasses.replace(
+                job,
+                preflight=preflight(
+                    job, queues=queues, snapshot=snapshot, others=jobs[:i] + jobs[i + 1 :]
+                ),
+            )
+            for i, job in enumerate(jobs)
         )
-        for i, job in enumerate(jobs)
-    )
-    return dataclasses.replace(plan, jobs=done)
+        return dataclasses.replace(plan, jobs=done)
+
+    return planner
+
+
+def load_planner() -> tuple[Planner, str, str]:
+    """The planning pass ``raygang plan`` runs, what it is called, and why snapshots skip.
+
+    ``components.pipeline.plan_everything`` (plan, lifecycle, preflight) when it exists;
+    otherwise ``plan_stack`` followed by ``preflight_job`` when that exists.
+
+    Returns:
+        The planner, its description, and a non-empty reason when the snapshot variant
+        cannot run.
+    """
+    try:
+        pipeline = importlib.import_module("components.pipeline")
+        plan_everything = pipeline.plan_everything
+    except Exception:  # absent or half-written: fall back to the pieces
+        preflight, why = load_preflight()
+        name = "plan_stack + preflight_job" if preflight else "plan_stack"
+        return _plan_stack_then_preflight(preflight), name, why
+    base = Path.cwd()
+
+    def planner(
+        docs: Documents, settings: StackSettings, snapshot: ClusterSnapshot | None
+    ) -> StackPlan:
+        plan: StackPlan = plan_everything(docs, settings, base=base, snapshot=snapshot, now=NOW)
+        return plan
+
+    return planner, "plan_everything (plan_stack, lifecycle, preflight_job)", ""
 
 
 def plan_once(
+    planner: Planner,
     docs: Sequence[tuple[str, object]],
     settings: StackSettings,
     snapshot: ClusterSnapshot | None = None,
-    preflight: Preflight | None = None,
 ) -> tuple[str, int]:
     """What ``raygang plan --format json`` does after reading its inputs.
 
     Returns:
         The JSON text and the number of jobs planned.
     """
-    loaded = load_documents(docs)
-    plan = plan_stack(loaded.jobs, loaded.queues, settings, loaded.ignored)
-    if snapshot is not None and preflight is not None:
-        plan = _preflight_all(plan, snapshot, preflight)
+    plan = planner(load_documents(docs), settings, snapshot)
     return render_json(plan), len(plan.jobs)
 
 
@@ -148,6 +192,7 @@ class PlanSeries:
 class PlanningResult:
     """Every planning series plus what building the snapshot cost."""
 
+    planner: str
     series: list[PlanSeries]
     snapshot_nodes: int
     snapshot_objects: int
@@ -156,6 +201,7 @@ class PlanningResult:
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready."""
         return {
+            "planner": self.planner,
             "series": [s.as_dict() for s in self.series],
             "snapshot_nodes": self.snapshot_nodes,
             "snapshot_objects": self.snapshot_objects,
@@ -214,7 +260,7 @@ def run_planning(
         budget: seconds a snapshot (preflight) series may take; larger sizes are skipped.
         seed: the generator's seed.
     """
-    preflight, why = load_preflight()
+    planner, description, why = load_planner()
     objects = make_snapshot_objects(nodes)
     start = time.perf_counter()
     snapshot = snapshot_from_objects(objects, "bench snapshot")
@@ -227,7 +273,7 @@ def run_planning(
             settings = StackSettings(accounting=accounting)
             row = PlanSeries(str(accounting), f"{nodes} nodes" if with_snapshot else "none")
             series.append(row)
-            if with_snapshot and preflight is None:
+            if with_snapshot and why:
                 row.skipped = why
                 continue
 
@@ -236,10 +282,10 @@ def run_planning(
             ) -> tuple[float, int]:
                 run = functools.partial(
                     plan_once,
+                    planner,
                     docs_by_size[n],
                     settings,
                     snapshot if with_snapshot else None,
-                    preflight,
                 )
                 seconds, (_, planned) = best_of(repeat, run)
                 return seconds, planned
@@ -248,7 +294,7 @@ def run_planning(
                 _run_series(row, _snapshot_sizes(sizes), repeat, budget, measure)
             else:
                 _run_series(row, sizes, repeat, float("inf"), measure)
-    return PlanningResult(series, nodes, len(snapshot.objects), build)
+    return PlanningResult(description, series, nodes, len(snapshot.objects), build)
 
 
 @dataclass
@@ -273,9 +319,10 @@ class MemoryResult:
 def measure_memory(jobs: int, seed: int = 20251129) -> MemoryResult:
     """Peak memory of planning ``jobs`` jobs (effective accounting, no snapshot)."""
     docs = make_documents(jobs, seed)
+    planner, _, _ = load_planner()
     tracemalloc.start()
     try:
-        text, planned = plan_once(docs, StackSettings())
+        text, planned = plan_once(planner, docs, StackSettings())
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()

@@ -47,12 +47,14 @@ class EchoMocks(pulumi.runtime.Mocks):
             state["metadata"] = meta
         return args.name, state
 
-    def call(self, args: pulumi.runtime.MockCallArgs) -> dict[str, Any]:
+    def call(
+        self, args: pulumi.runtime.MockCallArgs
+    ) -> tuple[dict[Any, Any], list[tuple[str, str]] | None]:
         """No invokes are expected."""
-        return {}
+        return {}, None
 
 
-class CountingMonitor(MockMonitor):  # type: ignore[misc]
+class CountingMonitor(MockMonitor):
     """A MockMonitor that counts registrations: custom resources and components."""
 
     def __init__(self, mocks: pulumi.runtime.Mocks) -> None:
@@ -67,7 +69,7 @@ class CountingMonitor(MockMonitor):  # type: ignore[misc]
                 self.custom += 1
             else:
                 self.components += 1
-        return super().RegisterResource(request)
+        return super().RegisterResource(request)  # type: ignore[no-untyped-call]
 
 
 @dataclass(frozen=True)
@@ -176,7 +178,7 @@ def run_under_mocks(program: Callable[[], None], preview: bool) -> tuple[float, 
     pulumi.runtime.set_mocks(
         mocks, project=PROJECT, stack="bench", preview=preview, monitor=monitor
     )
-    wrapped = pulumi.runtime.test(program)
+    wrapped = pulumi.runtime.test(program)  # type: ignore[no-untyped-call]
     gc.collect()
     start = time.perf_counter()
     wrapped()
@@ -256,8 +258,8 @@ def run_pulumi(
     A 2-job warm-up of both variants runs first and is not reported.
     """
     result = PulumiResult("preview" if preview else "up")
-    for n in (2, *sizes):
-        warmup = n == 2
+    for index, n in enumerate((2, *sizes)):
+        warmup = index == 0
         loaded = load_documents(make_documents(n, seed))
         plan = plan_stack(loaded.jobs, loaded.queues, StackSettings(), loaded.ignored)
         bare = bare_inputs(plan)

@@ -22,6 +22,15 @@ What follows KubeRay v1.7.0 (``rayjob_controller.go``, and the Volcano adapter's
   a new submission ID ``<id>-a<N>``.
 * A queue or priority change, which KubeRay silently ignores, replaces the PodGroup when the
   job is not running and is refused while it runs.
+
+Where raygang departs from KubeRay, because the declaration in the stack outlives the objects:
+
+* The job record (ConfigMap ``<job>``) is the job's memory: attempt, submission ID, finish
+  time and result. ``DeleteSelf`` keeps it as a tombstone, and a finished job whose objects
+  are gone is never started again.
+* The submission ID identifies a run. While the job runs it is pinned (a spec edit updates
+  the RayCluster and the gang, never submits twice); a spec edit *after* the finish is a new
+  run on fresh objects, where KubeRay would ignore the edit.
 """
 
 from __future__ import annotations
@@ -128,13 +137,13 @@ class DeletionRule:
         return self.deployment_status == "Failed" and result == "failed"
 
     def describe(self) -> str:
-        """E.g. ``deletionRules[1] (DeleteCluster on jobStatus SUCCEEDED after 60s)``."""
+        """E.g. ``...deletionRules[1]: DeleteCluster on jobStatus SUCCEEDED after 60s``."""
         on = (
             f"jobStatus {self.job_status}"
             if self.job_status is not None
             else f"jobDeploymentStatus {self.deployment_status}"
         )
-        return f"{self.where} ({self.policy} on {on} after {self.ttl_seconds}s)"
+        return f"{self.where}: {self.policy} on {on} after {self.ttl_seconds}s"
 
 
 @dataclass(frozen=True)
@@ -273,19 +282,20 @@ def _strategy(item: RayJobInput) -> tuple[DeletionStrategy | None, list[Problem]
             continue
         if policy is None:
             continue
-        key = (
+        rule_key = (
             ("jobStatus", str(job_status), policy)
             if job_status
             else ("jobDeploymentStatus", str(deployment), policy)
         )
-        if key in seen:
+        if rule_key in seen:
             bad(
                 f"{where}",
-                f"duplicates deletionRules[{seen[key]}] ({policy} on {key[0]} {key[1]})",
+                f"duplicates deletionRules[{seen[rule_key]}] "
+                f"({policy} on {rule_key[0]} {rule_key[1]})",
                 "one rule per policy and condition",
             )
             continue
-        seen[key] = index
+        seen[rule_key] = index
         rules.append(
             DeletionRule(
                 policy=policy,
@@ -721,7 +731,7 @@ def _cleanup(
     if strategy is not None:
         policy = strategy.on_success if result == "succeeded" else strategy.on_failure
         key = "onSuccess" if result == "succeeded" else "onFailure"
-        why = f"spec.deletionStrategy.{key} ({policy} after ttlSecondsAfterFinished {ttl}s)"
+        why = f"spec.deletionStrategy.{key}: {policy} after ttlSecondsAfterFinished {ttl}s"
         if policy is None or policy == "DeleteNone":
             return _Cleanup("DeleteNone", why, ())
         due = finished + timedelta(seconds=ttl)
@@ -729,7 +739,7 @@ def _cleanup(
             return _Cleanup(policy, why, ())
         return _Cleanup(None, why, ((policy, due, why),))
     if spec.shutdown_after_job_finishes:
-        why = f"shutdownAfterJobFinishes (ttlSecondsAfterFinished {ttl}s)"
+        why = f"shutdownAfterJobFinishes, ttlSecondsAfterFinished {ttl}s"
         due = finished + timedelta(seconds=ttl)
         if due <= now:
             # KubeRay deletes only the RayCluster here; the submitter Job stays for its logs.
@@ -823,10 +833,10 @@ def _diff(
         else:
             old = facts.own_record.data
             changed = [
-                f"{k} {old.get(k, '-')} → {v}" for k, v in record_data.items() if old.get(k) != v
+                f"{k} {old.get(k, '-')} -> {v}" for k, v in record_data.items() if old.get(k) != v
             ]
             changed += [
-                f"{k} {old[k]} → -"
+                f"{k} {old[k]} -> -"
                 for k in (RECORD_FINISHED_AT, RECORD_RESULT)
                 if k in old and k not in record_data
             ]
@@ -842,9 +852,9 @@ def _diff(
         if live_pg is None:
             out.append(f"create PodGroup/{pg.name} ({_gang_text(member, resources)})")
         else:
-            for spec_field, _, old, new in _scheduling_changes(pg, live_pg):
+            for spec_field, _, was, wanted in _scheduling_changes(pg, live_pg):
                 out.append(
-                    f"replace PodGroup/{pg.name}: spec.{spec_field} {old!r} → {new!r} "
+                    f"replace PodGroup/{pg.name}: spec.{spec_field} {was!r} -> {wanted!r} "
                     "(Volcano reads it only at creation)"
                 )
             if live_pg.min_member != member or not _same_resources(
@@ -1015,16 +1025,14 @@ def decide(plan: JobPlan, facts: JobFacts | None, now: datetime) -> JobPlan:
     if facts is None:
         # Without facts nothing can be compared: the job is planned as new. Integrations
         # should gather facts on every run once a job may have started (see the report).
-        resources = _run_resources(plan, base, 1)
-        record_data = _record_data(base, base, 1, 1, None, None)
-        declared = dict(resources)
-        declared["record"] = _with_record(declared["record"], record_data)
-        declared["podgroup"] = _replace(
-            declared["podgroup"], replace_on_changes=PODGROUP_REPLACE_PATHS
+        as_new = _run_resources(plan, base, 1)
+        as_new["record"] = _with_record(
+            as_new["record"], _record_data(base, base, 1, 1, None, None)
         )
+        as_new["podgroup"] = _replace(as_new["podgroup"], replace_on_changes=PODGROUP_REPLACE_PATHS)
         return _finish(
             plan,
-            declared,
+            as_new,
             base,
             Lifecycle(
                 phase="new",
@@ -1157,6 +1165,8 @@ def decide(plan: JobPlan, facts: JobFacts | None, now: datetime) -> JobPlan:
                 # job: a new submitter would run `ray job submit` once more.
                 declared["submitter"] = _finished_job(resources["submitter"])
                 ignore["submitter"] = ("spec",)
+            # A finished job's RayCluster is kept only while it exists: one deleted by hand (or
+            # already being deleted) is not created again just to sit idle on the queue.
             keep_cluster = cluster_alive and policy not in ("DeleteCluster",)
             cluster_spec: RayClusterSpec | None = None
             if keep_cluster and "raycluster" in resources:
@@ -1167,6 +1177,9 @@ def decide(plan: JobPlan, facts: JobFacts | None, now: datetime) -> JobPlan:
                 declared["raycluster"] = rc
                 cluster_spec = _cluster_spec_for(plan, facts, rc)
                 if policy == "DeleteWorkers":
+                    # The gang of the cluster as this run leaves it. KubeRay recomputes from
+                    # its informer cache and catches up one reconcile later; one `up` here
+                    # converges at once.
                     cluster_spec = cluster_spec.model_copy(
                         update={
                             "worker_group_specs": [

@@ -158,7 +158,7 @@ def _json_problems(doc: object, source: str) -> list[Problem]:
                         Problem(
                             source,
                             field_path([*loc, MapKey(str(key))]),
-                            f"the key {describe_value(key)} is not a string",
+                            f"YAML reads this key as {describe_value(key)}, not a string",
                             "string keys; quote keys such as 1, true or null in YAML",
                         )
                     )

@@ -54,7 +54,7 @@ we pick by name).
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any, Literal
@@ -416,6 +416,11 @@ def _show_res(res: Mapping[str, Fraction], names: Iterable[str] | None = None) -
     return ", ".join(f"{n} {_show(n, _get(res, n))}" for n in keys) or "nothing"
 
 
+def _asked(res: Mapping[str, Fraction]) -> list[str]:
+    """The names a request asks for, in display order, ``pods`` left out."""
+    return [n for n in _ordered(res) if n != "pods" and res[n] > 0]
+
+
 def _ordered(res: Iterable[str]) -> list[str]:
     names = set(res)
     head = [n for n in ("cpu", "memory") if n in names]
@@ -502,12 +507,19 @@ class _Node:
     labels: Mapping[str, str]
     taints: tuple[Mapping[str, Any], ...]
     unschedulable: bool
+    pipelined: Res = field(default_factory=dict)
 
     def copy(self) -> _Node:
-        return replace(self, idle=dict(self.idle), releasing=dict(self.releasing))
+        return replace(
+            self,
+            idle=dict(self.idle),
+            releasing=dict(self.releasing),
+            pipelined=dict(self.pipelined),
+        )
 
     def future_idle(self) -> Res:
-        return _add(self.idle, self.releasing)
+        """Volcano's ``FutureIdle``: idle, plus what terminating pods release, minus pipelined."""
+        return _sub(_add(self.idle, self.releasing), self.pipelined)
 
     def empty(self) -> _Node:
         """The node with nothing on it and without transient conditions.
@@ -519,7 +531,12 @@ class _Node:
             t for t in self.taints if not str(t.get("key", "")).startswith("node.kubernetes.io/")
         )
         return replace(
-            self, idle=dict(self.allocatable), releasing={}, taints=taints, unschedulable=False
+            self,
+            idle=dict(self.allocatable),
+            releasing={},
+            pipelined={},
+            taints=taints,
+            unschedulable=False,
         )
 
 
@@ -537,7 +554,10 @@ def _tolerates(toleration: Mapping[str, Any], taint: Mapping[str, Any]) -> bool:
 
 
 def _untolerated(task: _Task, node: _Node) -> Mapping[str, Any] | None:
-    """The first NoSchedule/NoExecute taint no toleration matches (``FindMatchingUntoleratedTaint``)."""
+    """The first NoSchedule/NoExecute taint that no toleration matches.
+
+    Kubernetes' ``FindMatchingUntoleratedTaint``, in the node's taint order.
+    """
     for taint in node.taints:
         if taint.get("effect") not in ("NoSchedule", "NoExecute"):
             continue
@@ -609,7 +629,8 @@ def _fit_failure(
         return "node(s) didn't match Pod's node affinity/selector"
     taint = _untolerated(task, node)
     if taint is not None:
-        return f"node(s) had untolerated taint {{{taint.get('key', '')}: {taint.get('value', '') or ''}}}"
+        key, value = taint.get("key", ""), taint.get("value") or ""
+        return f"node(s) had untolerated taint {{{key}: {value}}}"
     return None
 
 
@@ -652,13 +673,15 @@ class _GangOutcome:
     ready: bool
     pipelined: bool
     placed: list[tuple[_Task, str]]
+    allocated: int = 0  # placed on idle resources (not pipelined)
     failed: _Task | None = None
     fit_errors: dict[str, str] = field(default_factory=dict)
     queue_blocked: _Task | None = None
     tried: int = 0
 
 
-QueueGate = Any  # Callable[[_Task, Res], bool]; Any keeps mypy happy with a closure
+# proportion's per-task queue check: (task, what the job placed so far) -> allowed.
+QueueGate = Callable[[_Task, Res], bool]
 
 
 def _place_gang(
@@ -668,8 +691,7 @@ def _place_gang(
     *,
     already_ready: int = 0,
     whole_gang: bool,
-    queue_ok: QueueGate = None,
-    commit: bool = True,
+    queue_ok: QueueGate | None = None,
 ) -> _GangOutcome:
     """Volcano's ``allocateResourcesForTasks`` for one job: greedy, in order, all or nothing.
 
@@ -682,7 +704,6 @@ def _place_gang(
             the attempt (``NeedContinueAllocating``).
         queue_ok: the proportion plugin's per-task queue check, given the task and what
             this job placed so far; failing tasks are skipped silently, as in Volcano.
-        commit: keep the placements on ``nodes`` when the gang is ready.
     """
     work = {n.name: n.copy() for n in nodes}
     order = [n.name for n in nodes]
@@ -726,21 +747,23 @@ def _place_gang(
             if whole_gang:
                 break
             continue
+        # Nodes with idle room first, then those where terminating pods will make room;
+        # the best score wins (Volcano breaks ties at random, we by name).
         candidates = idle_nodes or future_nodes
-        best = max(candidates, key=lambda n: (_score(task, n), [-ord(c) for c in n.name]))
+        best = min(candidates, key=lambda n: (-_score(task, n), n.name))
         if idle_nodes:
             best.idle = _sub(best.idle, task.request)
             ready += 1
+            outcome.allocated += 1
         else:
-            # Only releasing resources fit: Volcano pipelines it (held, not bound yet).
-            best.releasing = _sub(best.future_idle(), task.request)
-            best.releasing = _sub(best.releasing, best.idle)
+            # Volcano pipelines it: held for the pod, bound once the room is released.
+            best.pipelined = _add(best.pipelined, task.request)
             pipelined += 1
         placed.append((task, best.name))
         placed_total = _add(placed_total, task.request)
     outcome.ready = ready >= min_member
     outcome.pipelined = not outcome.ready and ready + pipelined >= min_member
-    if (outcome.ready or outcome.pipelined) and commit:
+    if outcome.ready or outcome.pipelined:
         for index, name in enumerate(order):
             nodes[index] = work[name]
     return outcome
@@ -799,17 +822,24 @@ def _best_fit_decreasing(tasks: Sequence[_Task], nodes: Sequence[_Node]) -> bool
 def _gang_condition(
     min_member: int, pods: int, placed: int, failed: _Task | None, fit_message: str
 ) -> str:
-    """The PodGroup condition gang writes when a gang cannot be placed (research §5)."""
-    histogram = sorted([f"{pods} Pending", f"{min_member} minAvailable"])
-    pending = []
-    if placed:
-        pending.append(f"{placed} Schedulable")
-    if pods - placed:
-        pending.append(f"{pods - placed} Unschedulable")
+    """The PodGroup condition gang writes when a gang cannot be placed (research §5).
+
+    ``<minMember - placed>/<pods> tasks in gang unschedulable: pod group is not ready,
+    <status histogram>; Pending: <reasons>. Origin reason is <pod>: <fit errors>``; Go
+    sorts both histograms as strings. After a discarded attempt every pod is Pending:
+    the ones that were placed show ``Schedulable``, the others ``Unschedulable``.
+    """
+    statuses = sorted(([f"{pods} Pending"] if pods else []) + [f"{min_member} minAvailable"])
+    reasons = sorted(
+        ([f"{placed} Schedulable"] if placed else [])
+        + ([f"{pods - placed} Unschedulable"] if pods > placed else [])
+    )
     text = (
         f"{min_member - placed}/{pods} tasks in gang unschedulable: pod group is not ready, "
-        f"{', '.join(histogram)}; Pending: {', '.join(sorted(pending))}"
+        + ", ".join(statuses)
     )
+    if reasons:
+        text += f"; Pending: {', '.join(reasons)}"
     if failed is not None:
         text += f". Origin reason is {failed.pod_name}: {fit_message}"
     return text
@@ -820,6 +850,8 @@ def _gang_condition(
 
 @dataclass(frozen=True)
 class _SnapPod:
+    """A pod of the snapshot, with what Volcano reads from it."""
+
     namespace: str
     name: str
     node: str | None
@@ -943,6 +975,11 @@ _DEFAULT_QUEUE = _QueueView("default", "Open", {}, {}, 1, False, False)
 
 
 def _quantities(raw: object) -> dict[str, Quantity]:
+    """Parse a resource list of a snapshot object.
+
+    The API server only stores valid quantities; anything else (a hand-edited snapshot)
+    is skipped rather than failing the whole preflight.
+    """
     out: dict[str, Quantity] = {}
     if isinstance(raw, Mapping):
         for key, value in raw.items():
@@ -954,6 +991,7 @@ def _quantities(raw: object) -> dict[str, Quantity]:
 
 
 def _pod_request(spec: Mapping[str, Any]) -> Res | None:
+    """Volcano's ``GetPodResourceRequest``: the effective request plus ``pods: 1``."""
     try:
         model = PodSpec.model_validate(spec)
     except ValidationError:
@@ -1004,6 +1042,11 @@ class _Cluster:
 def _read_cluster(
     snapshot: ClusterSnapshot, plan: JobPlan, declared: Mapping[str, QueueDecl]
 ) -> _Cluster:
+    """What the scheduler's cache would hold, minus this job's own PodGroup and pods.
+
+    Declared queues replace observed ones of the same name (the stack applies its spec);
+    their state stays the observed one.
+    """
     own_ns, own_pg = plan.namespace, plan.podgroup_name
     pods: list[_SnapPod] = []
     unreadable: list[str] = []
@@ -1034,13 +1077,18 @@ def _read_cluster(
             )
         )
 
+    by_node: dict[str, list[_SnapPod]] = {}
+    for pod in pods:
+        # Succeeded and Failed pods hold nothing; every other bound pod does, any scheduler.
+        if pod.node is not None and not pod.terminal:
+            by_node.setdefault(pod.node, []).append(pod)
     nodes: list[_Node] = []
     for obj in snapshot.of_kind("Node"):
         meta, spec, status = _meta(obj), _spec(obj), _status(obj)
         raw = status.get("allocatable") or status.get("capacity") or {}
         allocatable = _res(_quantities(raw))
         name = str(meta.get("name"))
-        on_node = [p for p in pods if p.node == name and not p.terminal]
+        on_node = by_node.get(name, [])
         used = _add(*(p.request for p in on_node))
         releasing = _add(*(p.request for p in on_node if p.terminating))
         labels = meta.get("labels") or {}
@@ -1141,13 +1189,13 @@ def _shape_nodes(shapes: Sequence[NodeShape]) -> list[_Node]:
         allocatable = _res(shape.allocatable)
         nodes.append(
             _Node(
-                shape.name,
-                allocatable,
-                dict(allocatable),
-                {},
-                dict(shape.labels),
-                shape.taints,
-                False,
+                name=shape.name,
+                allocatable=allocatable,
+                idle=dict(allocatable),
+                releasing={},
+                labels=dict(shape.labels),
+                taints=shape.taints,
+                unschedulable=False,
             )
         )
     return nodes
@@ -1158,18 +1206,52 @@ def _shape_nodes(shapes: Sequence[NodeShape]) -> list[_Node]:
 
 @dataclass(frozen=True)
 class _JobPods:
-    """The pods KubeRay (and raygang) will create for one plan, in creation order."""
+    """The pods KubeRay (and raygang) create for one plan, in creation order.
 
-    gang: tuple[_Task, ...]  # head, then each worker group's members
-    extras: tuple[_Task, ...]  # autoscaling: replicas above minReplicas
+    Attributes:
+        roles: ``(task, members, extras)`` for the head, then each worker group:
+            ``members`` count in ``minMember``; ``extras`` are the replicas above
+            ``minReplicas`` an autoscaling cluster starts with.
+        submitter: the K8sJobMode submitter pod, created once the cluster is ready.
+        unmodelled: constraints of the pod templates that preflight does not model.
+    """
+
+    roles: tuple[tuple[_Task, int, int], ...]
     submitter: _Task | None
-    counts: Mapping[str, int]  # group -> members
     unmodelled: tuple[str, ...]
 
     @property
     def created(self) -> int:
         """Pods that exist before the RayCluster is ready (the submitter comes later)."""
-        return len(self.gang) + len(self.extras)
+        return sum(m + e for _, m, e in self.roles)
+
+    @property
+    def counts(self) -> dict[str, int]:
+        """Gang members per group."""
+        return {t.group: m for t, m, _ in self.roles}
+
+    @property
+    def extra_count(self) -> int:
+        return sum(e for _, _, e in self.roles)
+
+    # The lists below hold one entry per pod: callers check ``created`` against
+    # _MAX_SIMULATED_PODS first, so a job of a million replicas is never expanded.
+
+    @property
+    def gang(self) -> tuple[_Task, ...]:
+        return tuple(t for t, m, _ in self.roles for _ in range(m))
+
+    @property
+    def extras(self) -> tuple[_Task, ...]:
+        return tuple(t for t, _, e in self.roles for _ in range(e))
+
+    def request(self, *, extras: bool = False) -> Res:
+        """What the gang's pods (and optionally the extras) request together."""
+        total: Res = {}
+        for task, members, more in self.roles:
+            count = members + (more if extras else 0)
+            total = _add(total, _scale(task.request, Fraction(count)))
+        return total
 
 
 def _template_spec(manifest: Mapping[str, Any] | None, *path: str | int) -> Mapping[str, Any]:
@@ -1197,30 +1279,32 @@ def _placement_shares(plan: JobPlan) -> tuple[GangShare, ...]:
 
 
 def _job_pods(plan: JobPlan) -> _JobPods:
-    cluster_manifest = plan.resource("raycluster")
+    """The job's pods with their requests (as the scheduler sees them) and constraints.
+
+    Tolerations, nodeSelector and affinity come from the objects raygang creates: the
+    rendered RayCluster's pod templates and the submitter Job's.
+    """
+    cluster_resource = plan.resource("raycluster")
     manifest = (
-        cluster_manifest.manifest
-        if cluster_manifest
+        cluster_resource.manifest
+        if cluster_resource
         else {"spec": plan.item.raw_spec().get("rayClusterSpec")}
     )
     cluster = plan.item.job.spec.ray_cluster_spec
     groups = cluster.worker_group_specs if cluster is not None else []
-    shares = _placement_shares(plan)
     job = plan.name
-    gang: list[_Task] = []
-    extras: list[_Task] = []
-    counts: dict[str, int] = {}
+    roles: list[tuple[_Task, int, int]] = []
     unmodelled: list[str] = []
     submitter: _Task | None = None
     worker_index = 0
-    for share in shares:
+    for share in _placement_shares(plan):
         request = _res(share.per_pod)
         request["pods"] = Fraction(1)
         if share.role == "head":
             spec = _template_spec(manifest, "spec", "headGroupSpec", "template", "spec")
             placement = _Placement.of(spec)
-            gang.append(_Task("head", share.group, f"{job}-head-*", request, placement))
-            counts[share.group] = 1
+            head = _Task("head", share.group, f"{job}-head-*", request, placement)
+            roles.append((head, 1, 0))
         elif share.role == "worker":
             index = worker_index
             worker_index += 1
@@ -1233,12 +1317,12 @@ def _job_pods(plan: JobPlan) -> _JobPods:
                 request,
                 placement,
             )
-            gang += [task] * share.members
-            counts[share.group] = share.members
+            # KubeRay starts `replicas` (clamped) pods; minMember counts minReplicas
+            # when autoscaling, so the rest are extras the gang does not wait for.
             created = (
                 desired_worker_replicas(groups[index]) if index < len(groups) else share.members
             )
-            extras += [task] * max(0, created - share.members)
+            roles.append((task, share.members, max(0, created - share.members)))
         elif share.role == "submitter":
             resource = plan.resource("submitter")
             spec = _template_spec(
@@ -1249,7 +1333,7 @@ def _job_pods(plan: JobPlan) -> _JobPods:
         else:
             continue
         unmodelled += [f"{u} ({share.role} {share.group})" for u in placement.unmodelled]
-    return _JobPods(tuple(gang), tuple(extras), submitter, counts, tuple(unmodelled))
+    return _JobPods(tuple(roles), submitter, tuple(unmodelled))
 
 
 # --- The evaluation -----------------------------------------------------------------------
@@ -1411,7 +1495,8 @@ class _Preflight:
             self.add(
                 "queue",
                 "fail",
-                f"queue {name} does not exist and this stack does not create it (existing: {known})",
+                f"queue {name} does not exist and this stack does not create it "
+                f"(existing: {known})",
                 f"{volcano} -- the PodGroup is refused, so no Ray pod is ever created. "
                 f"Fix: declare queue {name} in this stack, or set label volcano.sh/queue-name "
                 f"to an existing queue ({known}).",
@@ -1448,7 +1533,8 @@ class _Preflight:
         pods = self.pods.created
         parts = ", ".join(f"{g} {n}" for g, n in self.pods.counts.items())
         message = f"minMember {gang.min_member} <= {pods} pods created ({parts}"
-        message += f", {len(self.pods.extras)} above minReplicas)" if self.pods.extras else ")"
+        extra = self.pods.extra_count
+        message += f", {extra} above minReplicas)" if extra else ")"
         if self.pods.submitter is not None:
             message += "; the submitter is reserved in minResources, not a member"
         if gang.min_member > pods:
@@ -1586,7 +1672,7 @@ class _Preflight:
             )
         return (
             f"the whole cluster has {name} {_show(name, offered)}",
-            f"add nodes with {name} {_show(name, _get(self.minimum, name) - _get(real, name))} more",
+            f"add nodes with {_show_res(_sub(self.minimum, real), [name])} more",
         )
 
     # -- 4. per-pod fit (static) ---------------------------------------------------------
@@ -1606,56 +1692,59 @@ class _Preflight:
             )
             self.add("fit", "skip", f"{where} and no declared node shapes (raygang:nodeShapes)")
             return
-        tasks = self.distinct_tasks()
-        for task in tasks:
+        for task in self.distinct_tasks():
             reasons = {
                 n.name: r for n in nodes if (r := _fit_failure(task, n, n.allocatable)) is not None
             }
-            if len(reasons) == len(nodes):
-                message = _fit_error_message(reasons, len(nodes))
-                fix = self.static_fix(task, nodes, reasons)
-                self.add(
-                    "fit",
-                    "fail",
-                    f"the {task.label} pod fits no {what}, even empty: {message}",
-                    f"{message} -- the {task.label} pod ({_show_res(task.request, _ordered(n for n in task.request if n != 'pods'))}) "
-                    f"fits no {what} even when the {what} is empty. Fix: {fix}.",
-                    never=True,
-                )
-                return
-        if what == "node":
-            bound = self.capacity_bound(nodes)
-            if bound is not None:
-                task, fit_count, want = bound
-                self.add(
-                    "fit",
-                    "fail",
-                    f"even on empty nodes at most {fit_count} {task.label} pods fit; the gang needs {want}",
-                    f"0/{len(nodes)} nodes are unavailable for the last {want - fit_count} {task.label} "
-                    f"pod(s) even on an empty cluster -- every node together holds only {fit_count} "
-                    f"of them. Fix: {self.group_fix(task, fit_count)}.",
-                    never=True,
-                )
-                return
+            if len(reasons) < len(nodes):
+                continue
+            message = _fit_error_message(reasons, len(nodes))
+            self.add(
+                "fit",
+                "fail",
+                f"the {task.label} pod fits no {what}, even empty: {message}",
+                f"{message} -- the {task.label} pod "
+                f"({_show_res(task.request, _asked(task.request))}) fits no {what} even when "
+                f"the {what} is empty. Fix: {self.static_fix(task, nodes, reasons)}.",
+                never=True,
+            )
+            return
+        bound = self.capacity_bound(nodes) if what == "node" else None
+        if bound is not None:
+            task, holds, want = bound
+            members = self.pods.counts.get(task.group, 0)
+            fix = (
+                self.group_fix(task, holds)
+                if holds < members
+                else self.replica_cut(task, want - holds) or "add nodes"
+            )
+            self.add(
+                "fit",
+                "fail",
+                f"even with every node empty only {holds} {task.label} pods fit; the job "
+                f"starts {want}",
+                f"{want - holds} of the {want} {task.label} pods can never be placed: all "
+                f"nodes together, even empty, hold only {holds} of them "
+                f"({_show_res(task.request, _asked(task.request))} each). Fix: {fix}.",
+                never=True,
+            )
+            return
         self.add("fit", "pass", f"every pod of the job fits some {what} when it is empty")
 
     def distinct_tasks(self) -> list[_Task]:
-        seen: dict[str, _Task] = {}
-        for task in [*self.pods.gang, *self.pods.extras] + (
-            [self.pods.submitter] if self.pods.submitter else []
-        ):
-            seen.setdefault(task.label, task)
-        return list(seen.values())
+        """One pod of each role: the head, each worker group, the submitter."""
+        tasks = [t for t, _, _ in self.pods.roles]
+        return tasks + ([self.pods.submitter] if self.pods.submitter else [])
 
     def capacity_bound(self, nodes: Sequence[_Node]) -> tuple[_Task, int, int] | None:
-        """A proof the gang cannot fit even an empty cluster: a group with more pods than
-        all nodes together hold (each node holds ``min over names of allocatable/request``)."""
-        groups: dict[str, tuple[_Task, int]] = {}
-        for task in [*self.pods.gang, *self.pods.extras]:
-            current = groups.get(task.label)
-            groups[task.label] = (task, (current[1] if current else 0) + 1)
-        for task, want in groups.values():
-            if task.best_effort:
+        """A proof that the job cannot fit even an empty cluster.
+
+        A group whose pods outnumber what all nodes together can hold, each node holding
+        ``min over resource names of allocatable // request`` of them.
+        """
+        for task, members, extras in self.pods.roles:
+            want = members + extras
+            if task.best_effort or want == 0:
                 continue
             holds = 0
             for node in nodes:
@@ -1791,12 +1880,8 @@ class _Preflight:
                 if stale
                 else group.phase
             )
-            out.append(
-                (
-                    not stale,
-                    f"{group.key} ({note}; holds {_show_res(held, [n for n in names if _get(held, n) > 0])})",
-                )
-            )
+            holds = _show_res(held, [n for n in names if _get(held, n) > 0])
+            out.append((not stale, f"{group.key} ({note}; holds {holds})"))
         return [text for _, text in sorted(out)]
 
     def check_enqueue(self, admitted: list[_Admitted]) -> None:
@@ -1815,7 +1900,7 @@ class _Preflight:
         idle = self.overcommit_idle()
         held = self.overcommit_held(admitted)
         short = _insufficient(_add(held, minimum), idle, minimum)
-        names = [n for n in _ordered(minimum) if n != "pods" and _get(minimum, n) > 0]
+        names = _asked(minimum)
         factor = self.factor_text()
         if not short:
             left = _show_res(_sub(idle, held), names)
@@ -1860,7 +1945,7 @@ class _Preflight:
     def check_proportion(self, admitted: list[_Admitted], early: str) -> None:
         assert self.cluster is not None
         minimum = self.minimum
-        names = [n for n in _ordered(minimum) if n != "pods" and _get(minimum, n) > 0]
+        names = _asked(minimum)
         q = self.queue
         if q is None:
             self.add("proportion", "skip", f"queue {self.qname} unknown")
@@ -1939,7 +2024,7 @@ class _Preflight:
         assert self.queue is not None
         ours = self.queue.name
         queues[ours] = self.queue
-        own_request = _add(*(t.request for t in [*self.pods.gang, *self.pods.extras]))
+        own_request = self.pods.request(extras=True)
         request[ours] = _add(request.get(ours, {}), own_request)
         allocated.setdefault(ours, {})
         total = self.cluster.total
@@ -1991,7 +2076,7 @@ class _Preflight:
         names = [n for n in _ordered(self.minimum) if n != "pods"]
         queues = len(deserved)
         among = f"among {queues} queues with jobs" if queues > 1 else "the only queue with jobs"
-        gang = _add(*(t.request for t in self.pods.gang))
+        gang = self.pods.request()
         short = _insufficient(_add(used, gang), mine, gang)
         if not short:
             self.add(
@@ -2060,86 +2145,90 @@ class _Preflight:
         return nodes, notes
 
     def simulate(
-        self, nodes: list[_Node], gang: Sequence[_Task], queue_ok: QueueGate
+        self, nodes: list[_Node], gang: Sequence[_Task], queue_ok: QueueGate | None
     ) -> _GangOutcome:
+        """Place this job's gang in the given pod order."""
         return _place_gang(
             gang,
             nodes,
             self.plan.gang.min_member,
-            whole_gang=self.plan.gang.min_member >= len(gang) + len(self.pods.extras),
+            # The submitter does not exist yet, so the job's pods are the gang and extras.
+            whole_gang=self.plan.gang.min_member >= self.pods.created,
             queue_ok=queue_ok,
         )
 
-    def head_last(self) -> list[_Task]:
-        gang = list(self.pods.gang)
-        return gang[1:] + gang[:1]
-
     def check_placement(self, fair: tuple[Res, Res] | None) -> None:
         if self.cluster is None or not self.cluster.has_nodes:
-            why = (
-                "no cluster snapshot"
-                if self.cluster is None
-                else "the snapshot holds no Node objects"
-            )
+            why = "no cluster snapshot" if self.cluster is None else "no Node objects"
             self.add("placement", "skip", f"{why}: where the pods land is unknown")
-            self.add(
-                "submitter",
-                "skip" if self.pods.submitter else "pass",
-                f"{why}" if self.pods.submitter else "no submitter pod in this submission mode",
-            )
+            self.add_submitter_skip(why)
             return
         if self.pods.created > _MAX_SIMULATED_PODS:
             self.add("placement", "skip", f"{self.pods.created} pods: too many to simulate")
-            self.add("submitter", "skip", "placement not simulated")
+            self.add_submitter_skip("placement not simulated")
             return
         # When the fair-share check already failed, place without it so this check tells
         # whether the nodes themselves could take the gang.
         queue_ok = self.queue_gate(fair) if "fair-share" not in self.failed else None
         base, notes = self.cluster_after_others()
         prefix = ("; ".join(notes) + "; ") if notes else ""
-        first = [n.copy() for n in base]
-        outcome = self.simulate(first, self.pods.gang, queue_ok)
+        gang = self.pods.gang
+        nodes = [n.copy() for n in base]
+        first = self.simulate(nodes, gang, queue_ok)
+        # KubeRay creates the head first, but pods of the same second are ordered by UID.
         second = (
-            self.simulate([n.copy() for n in base], self.head_last(), queue_ok)
-            if len(self.pods.gang) > 1
-            else outcome
+            self.simulate([n.copy() for n in base], gang[1:] + gang[:1], queue_ok)
+            if len(gang) > 1
+            else first
         )
-        ok_first = outcome.ready or outcome.pipelined
+        ok_first = first.ready or first.pipelined
         ok_second = second.ready or second.pipelined
-        if ok_first and ok_second:
-            nodes = first
-            extras_placed, extra_failed, extra_errors = _place_singly(self.pods.extras, nodes)
-            if extra_failed is not None:
-                message = _fit_error_message(extra_errors, len(nodes))
-                self.add(
-                    "placement",
-                    "fail",
-                    f"{prefix}the gang fits but {extra_failed.label} pods above minReplicas do not: {message}",
-                    f"{message} -- the gang ({self.plan.gang.min_member} pods) is placed, but "
-                    f"{len(self.pods.extras) - len(extras_placed)} {extra_failed.label} pod(s) above "
-                    "minReplicas stay Pending, so the RayCluster never reports ready and the stack "
-                    f"waits for it. Fix: lower that group's replicas by {len(self.pods.extras) - len(extras_placed)}.",
-                )
-                self.add("submitter", "skip", "not reached: the RayCluster never becomes ready")
-                return
-            where = ", ".join(sorted({node for _, node in outcome.placed}))
-            pipelined = (
-                " (some pods wait for terminating pods to release resources)"
-                if outcome.pipelined
-                else ""
+        if not (ok_first and ok_second):
+            order = "head first (KubeRay's creation order)" if not ok_first else "head last"
+            failing = first if not ok_first else second
+            self.add_placement_failure(
+                base, failing, ok_first or ok_second, prefix, queue_ok, order
             )
-            count = len(self.pods.gang) + len(self.pods.extras)
-            pods = f"all {count} pods fit" if count > 1 else "the pod fits"
-            order = " in either pod order" if count > 1 else ""
-            self.add("placement", "pass", f"{prefix}{pods} on {where}{order}{pipelined}")
-            self.check_submitter(nodes)
+            self.add("submitter", "skip", "not reached: the gang is not placed")
             return
-        order = "head first (KubeRay's creation order)" if not ok_first else "head last"
-        failing = outcome if not ok_first else second
-        self.add_placement_failure(base, failing, ok_first or ok_second, prefix, queue_ok, order)
-        self.add("submitter", "skip", "not reached: the gang is not placed")
+        extras = self.pods.extras
+        placed, failed, errors = _place_singly(extras, nodes)
+        if failed is not None:
+            message = _fit_error_message(errors, len(nodes))
+            left = len(extras) - len(placed)
+            fix = self.replica_cut(failed, left) or f"free room for {left} {failed.label} pod(s)"
+            self.add(
+                "placement",
+                "fail",
+                f"{prefix}the gang fits but {left} {failed.label} pod(s) above minReplicas do "
+                f"not: {message}",
+                f"{message} -- the gang ({self.plan.gang.min_member} pods) is placed, but {left} "
+                f"{failed.label} pod(s) above minReplicas stay Pending, so the RayCluster never "
+                f"reports ready and the stack waits for it. Fix: {fix}.",
+            )
+            self.add("submitter", "skip", "not reached: the RayCluster never becomes ready")
+            return
+        where = ", ".join(sorted({node for _, node in first.placed} | set(placed)))
+        waiting = " (some wait for terminating pods to release room)" if first.pipelined else ""
+        count = self.pods.created
+        pods = f"all {count} pods fit" if count > 1 else "the pod fits"
+        order = " in either pod order" if count > 1 else ""
+        self.add("placement", "pass", f"{prefix}{pods} on {where}{order}{waiting}")
+        self.check_submitter(nodes)
 
-    def queue_gate(self, fair: tuple[Res, Res] | None) -> QueueGate:
+    def add_submitter_skip(self, why: str) -> None:
+        if self.pods.submitter is None:
+            self.add("submitter", "pass", self.no_submitter())
+        else:
+            self.add("submitter", "skip", why)
+
+    def no_submitter(self) -> str:
+        mode = self.plan.mode
+        return f"{mode}: " + (
+            "it runs in the head pod" if mode == "SidecarMode" else "no submitter pod"
+        )
+
+    def queue_gate(self, fair: tuple[Res, Res] | None) -> QueueGate | None:
         if fair is None:
             return None
         deserved, allocated = fair
@@ -2155,7 +2244,7 @@ class _Preflight:
         outcome: _GangOutcome,
         order_dependent: bool,
         prefix: str,
-        queue_ok: QueueGate,
+        queue_ok: QueueGate | None,
         order: str,
     ) -> None:
         gang = self.plan.gang
@@ -2167,19 +2256,19 @@ class _Preflight:
                 "placement",
                 "fail",
                 f"{prefix}the {label} pod is refused by queue {self.qname}'s fair share",
-                f"{_gang_condition(gang.min_member, pods, len(outcome.placed), None, '')} -- "
-                f"queue {self.qname}'s fair share runs out before the gang is complete. Fix: raise the "
-                "queue's weight or guarantee, or shrink the gang.",
+                f"{_gang_condition(gang.min_member, pods, outcome.allocated, None, '')} -- "
+                f"queue {self.qname}'s fair share runs out before the gang is complete. "
+                "Fix: raise the queue's weight or guarantee, or shrink the gang.",
                 same_cause="fit",
             )
             return
         failed = outcome.failed
         message = _fit_error_message(outcome.fit_errors, len(base))
-        volcano = _gang_condition(gang.min_member, pods, len(outcome.placed), failed, message)
+        volcano = _gang_condition(gang.min_member, pods, outcome.allocated, failed, message)
         packable = _best_fit_decreasing(self.pods.gang, base)
         free = _add(*(n.idle for n in base if _selects(failed, n)))
-        need = _add(*(t.request for t in self.pods.gang))
-        asked = [n for n in _ordered(failed.request) if n != "pods" and _get(failed.request, n) > 0]
+        need = self.pods.request()
+        asked = _asked(failed.request)
         lacking = {
             r.removeprefix("Insufficient ")
             for r in outcome.fit_errors.values()
@@ -2198,8 +2287,8 @@ class _Preflight:
             explanation += f"; {most}"
         if aggregate:
             explanation += (
-                f" although the nodes together have {_show_res(free, short_names)} free: fragmentation, "
-                "Volcano places pods one at a time and never moves placed ones"
+                f" although the nodes together have {_show_res(free, short_names)} free: "
+                "fragmentation, Volcano places pods one at a time and never moves placed ones"
             )
         if order_dependent or packable:
             detail = "the other order fits" if order_dependent else "a tighter packing fits"
@@ -2238,24 +2327,22 @@ class _Preflight:
             best = max(candidates, key=lambda n: (_get(n.future_idle(), name), n.name))
             value = _get(best.future_idle(), name)
             if value < _get(task.request, name):
-                parts.append(
-                    f"the most free {name} on a node it may use is {_show(name, max(value, _ZERO))} ({best.name})"
-                )
+                most = _show(name, max(value, _ZERO))
+                parts.append(f"the most free {name} on a node it may use is {most} ({best.name})")
         return "; ".join(parts)
 
     def check_submitter(self, nodes: list[_Node]) -> None:
         task = self.pods.submitter
         if task is None:
-            mode = self.plan.mode
-            detail = "it runs in the head pod" if mode == "SidecarMode" else "no submitter pod"
-            self.add("submitter", "pass", f"{mode}: {detail}")
+            self.add("submitter", "pass", self.no_submitter())
             return
         placed, failed, errors = _place_singly([task], nodes)
         if failed is None:
             self.add(
                 "submitter",
                 "pass",
-                f"the submitter pod fits on {placed[0]} after the gang (it is created once the RayCluster is ready)",
+                f"the submitter pod fits on {placed[0]} after the gang (it is created once the "
+                "RayCluster is ready)",
             )
             return
         message = _fit_error_message(errors, len(nodes))
@@ -2264,7 +2351,7 @@ class _Preflight:
             "fail",
             f"the submitter pod fits no node once the gang is placed: {message}",
             f"{message} -- the RayCluster comes up but the submitter Job's pod "
-            f"({_show_res(task.request, [n for n in _ordered(task.request) if n != 'pods'])}) cannot be "
+            f"({_show_res(task.request, _asked(task.request))}) cannot be "
             "placed, so the Ray job is never submitted. Fix: lower submitterPodTemplate requests, "
             "or free that much on a node the submitter may use.",
         )
@@ -2303,6 +2390,21 @@ class _Preflight:
                 best = (drop, text)
         return best[1] if best else None
 
+    def replica_cut(self, task: _Task, pods: int) -> str | None:
+        """Fewer started replicas of ``task``'s worker group, ``pods`` pods fewer."""
+        cluster = self.plan.item.job.spec.ray_cluster_spec
+        if cluster is None:
+            return None
+        for group in cluster.worker_group_specs:
+            if group.group_name == task.group:
+                hosts = max(group.num_of_hosts, 1)
+                current = desired_worker_replicas(group) // hosts
+                drop = math.ceil(pods / hosts)
+                return (
+                    f"reduce worker group {task.group} replicas from {current} to {current - drop}"
+                )
+        return None
+
     @staticmethod
     def replica_text(
         group: str, current: int, new: int, scaling: bool, min_replicas: int | None
@@ -2318,7 +2420,7 @@ class _Preflight:
         task: _Task,
         fit_count: int | None,
         base: list[_Node] | None = None,
-        queue_ok: QueueGate = None,
+        queue_ok: QueueGate | None = None,
     ) -> str:
         """Fewer pods of the failing worker group, or a smaller pod, or more nodes."""
         cluster = self.plan.item.job.spec.ray_cluster_spec
@@ -2344,23 +2446,29 @@ class _Preflight:
                             task.group, current_pods // hosts, new, scaling, group.min_replicas
                         )
                     )
-        names = [n for n in _ordered(task.request) if n != "pods" and _get(task.request, n) > 0]
         options.append(
-            f"add a node that can take a {task.label} pod ({_show_res(task.request, names)})"
+            f"add a node that can take a {task.label} pod "
+            f"({_show_res(task.request, _asked(task.request))})"
         )
         return ", or ".join(options)
 
-    def max_members(self, task: _Task, base: list[_Node], queue_ok: QueueGate) -> int | None:
-        """The most pods of ``task``'s group with which the whole gang still places."""
+    def max_members(self, task: _Task, base: list[_Node], queue_ok: QueueGate | None) -> int | None:
+        """The most pods of ``task``'s group with which the whole gang still places.
+
+        A binary search over the group's size, the rest of the gang unchanged.
+        """
         if not base:
             return None
-        members = sum(1 for t in self.pods.gang if t.group == task.group)
-        others = [t for t in self.pods.gang if t.group != task.group]
+        members = self.pods.counts.get(task.group, 0)
         low, high = 0, members - 1
         found: int | None = None
         while low <= high:
             mid = (low + high) // 2
-            gang = self.ordered_gang(others, task, mid)
+            gang = [
+                t
+                for role, count, _ in self.pods.roles
+                for t in [role] * (mid if role.group == task.group else count)
+            ]
             outcome = _place_gang(
                 gang, [n.copy() for n in base], len(gang), whole_gang=True, queue_ok=queue_ok
             )
@@ -2370,50 +2478,32 @@ class _Preflight:
                 high = mid - 1
         return found
 
-    def ordered_gang(self, others: list[_Task], task: _Task, count: int) -> list[_Task]:
-        out: list[_Task] = []
-        inserted = False
-        for t in self.pods.gang:
-            if t.group == task.group:
-                if not inserted:
-                    out += [task] * count
-                    inserted = True
-                continue
-            out.append(t)
-        return out
-
     def static_fix(self, task: _Task, nodes: Sequence[_Node], reasons: Mapping[str, str]) -> str:
-        kinds = set(reasons.values())
+        """The smallest change that lets ``task`` onto some empty node, per kind of refusal."""
         fixes = []
-        taints = sorted({r for r in kinds if r.startswith("node(s) had untolerated taint")})
-        if taints:
-            taint = (
-                next(t for n in nodes if (t := _untolerated(task, n)) is not None)
-                if any(_untolerated(task, n) is not None for n in nodes)
-                else None
+        tainted = [
+            n for n in nodes if reasons.get(n.name, "").startswith("node(s) had untolerated")
+        ]
+        if tainted:
+            taint = _untolerated(task, tainted[0])
+            assert taint is not None
+            fixes.append(
+                f"add toleration {{key: {taint.get('key')}, operator: Exists, effect: "
+                f"{taint.get('effect')}}} to the {task.label} pod template"
             )
-            if taint is not None:
-                fixes.append(
-                    f"add toleration {{key: {taint.get('key')}, operator: Exists, effect: {taint.get('effect')}}} "
-                    f"to the {task.label} pod template"
-                )
-        if "node(s) didn't match Pod's node affinity/selector" in kinds:
+        if "node(s) didn't match Pod's node affinity/selector" in reasons.values():
             fixes.append(f"change the {task.label} nodeSelector/affinity to match a node's labels")
-        if "node(s) were unschedulable" in kinds:
-            fixes.append("uncordon a node")
-        short = sorted(
-            {r.removeprefix("Insufficient ") for r in kinds if r.startswith("Insufficient ")}
-        )
-        for name in short:
-            offered = [n for n in nodes if _get(n.allocatable, name) > 0]
+        short = {r.removeprefix("Insufficient ") for r in reasons.values() if r.startswith("Insuf")}
+        for name in _ordered(short):
+            offered = [_get(n.allocatable, name) for n in nodes if _get(n.allocatable, name) > 0]
             if not offered:
-                fixes.append(f"add nodes that offer {name} or drop the {name} request")
-            else:
-                top = max(_get(n.allocatable, name) for n in offered)
-                fixes.append(
-                    f"lower the {task.label} {name} request from {_show(name, _get(task.request, name))} "
-                    f"to at most {_show(name, top)} (the largest node), or add a larger node"
-                )
+                fixes.append(f"add nodes that offer {name}, or drop the {name} request")
+                continue
+            asked = _show(name, _get(task.request, name))
+            fixes.append(
+                f"lower the {task.label} {name} request from {asked} to at most "
+                f"{_show(name, max(offered))} (the largest node), or add a larger node"
+            )
         return "; or ".join(fixes) or "change the pod's scheduling constraints"
 
     # -- 8. siblings (advisory) ----------------------------------------------------------
@@ -2446,8 +2536,13 @@ class _Preflight:
                         "queue resource quota insufficient: "
                         + ", ".join(f"insufficient {n}" for n in together_q)
                     )
-            if not problems and len(self.pods.gang) <= _MAX_SIMULATED_PODS:
-                gangs = [(list(_job_pods(s).gang), s.gang.min_member) for s in self.siblings]
+            sibling_pods = [_job_pods(s) for s in self.siblings]
+            small = all(p.created <= _MAX_SIMULATED_PODS for p in [self.pods, *sibling_pods])
+            if not problems and small:
+                gangs = [
+                    (list(p.gang), s.gang.min_member)
+                    for p, s in zip(sibling_pods, self.siblings, strict=True)
+                ]
                 alone_nodes, _ = self.cluster_after_others()
                 together_nodes, _ = self.cluster_after_others(gangs)
                 alone = _place_gang(
@@ -2469,17 +2564,18 @@ class _Preflight:
                 {n: v for n, v in self.minimum.items() if n in real}, real, self.minimum
             ):
                 problems.append(
-                    f"together they need {_show_res(combined, short)}, queue {q.name} capability is "
-                    f"{_show_res(real, short)}"
+                    f"together they need {_show_res(combined, short)}, queue {q.name} "
+                    f"capability is {_show_res(real, short)}"
                 )
         if problems:
+            timeout = self.plan.settings.cluster_ready_timeout_seconds
             self.add(
                 "siblings",
                 "warn",
-                f"with {names} (same stack, same queue {self.qname}): {'; '.join(problems)} -- Volcano admits "
-                "them one after another (older first), so this job may wait for another to finish; "
-                f"pulumi up waits up to clusterReadyTimeoutSeconds ({self.plan.settings.cluster_ready_timeout_seconds}s) "
-                "for its RayCluster",
+                f"with {names} (same stack, same queue {self.qname}): {'; '.join(problems)} -- "
+                "Volcano admits them one after another (by priority, then age), so this job may "
+                "wait for another to finish, while pulumi up waits at most "
+                f"clusterReadyTimeoutSeconds ({timeout}s) for its RayCluster",
             )
         else:
             self.add(
@@ -2496,7 +2592,7 @@ class _Preflight:
         self.check_gang()
         self.check_capability()
         self.check_fit()
-        self.early: list[_Admitted] = (
+        self.early = (
             self.admitted_before() if self.cluster is not None and self.cluster.has_nodes else []
         )
         self.check_enqueue(self.early)

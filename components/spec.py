@@ -385,7 +385,7 @@ def _error_problem(err: Mapping[str, Any], source: str) -> Problem:
         return Problem(
             source,
             path,
-            f"the key {describe_value(value)} is not a string",
+            f"YAML reads this key as {describe_value(value)}, not a string",
             "string keys; quote keys such as 1 or true in YAML",
         )
     if etype == "missing":

@@ -30,6 +30,10 @@ Where this module deliberately differs from KubeRay (each is also commented at i
   apply, so the user's entry is dropped instead: the effective values are the same.
 * **Default template hardening**, a missing ``restartPolicy`` filled in, and labels
   ``app.kubernetes.io/created-by: raygang``; see :func:`submitter_pod_template`.
+* **Errors up front** where KubeRay would loop or hand Ray something broken: an empty
+  entrypoint, NUL characters, a head container that declares ports but no ``dashboard`` one
+  (also in SidecarMode, where KubeRay's command would silently use 8265), a non-mapping
+  runtime env (KubeRay's validation rejects it too).
 """
 
 from __future__ import annotations
@@ -700,8 +704,8 @@ def _go_trim_space(text: str) -> str:
 def _go_percent_f_float32(value: Any, field: str) -> str | None:
     """Go ``fmt.Sprintf("%f", float32)``, or None when KubeRay would leave the flag out (<= 0).
 
-    ``entrypointNumCpus``/``entrypointNumGpus`` are float32 in the CRD, so the YAML number is
-    first rounded to float32, as the API server's decoding would.
+    ``entrypointNumCpus``/``entrypointNumGpus`` are float32 in KubeRay's Go types, so the
+    number is first rounded to float32, as decoding the RayJob in the operator would.
     """
     if value is None:
         return None

@@ -161,6 +161,17 @@ def converge(before: ClusterSnapshot, decided: JobPlan) -> ClusterSnapshot:
     return ClusterSnapshot("converged", objects)
 
 
+def with_job_status(snap: ClusterSnapshot, donor: str) -> ClusterSnapshot:
+    """``snap`` with the submitter Job's status taken from another fixture."""
+    source = snapshot(donor).get("Job", NS, NAME)
+    assert source is not None
+    objects = [dict(copy.deepcopy(o)) for o in snap.objects.values()]
+    for obj in objects:
+        if obj["kind"] == "Job":
+            obj["status"] = copy.deepcopy(source["status"])
+    return snapshot_from_objects(objects)
+
+
 def assert_idempotent(plan: JobPlan, before: ClusterSnapshot, now: datetime) -> JobPlan:
     """Decide, converge, decide again: same objects, nothing left to change."""
     first = decide(plan, facts(before), now)
@@ -273,8 +284,8 @@ def test_finished_before_ttl_keeps_the_cluster_and_shrinks_the_gang() -> None:
     assert (data["finishedAt"], data["result"]) == ("2026-11-29T10:05:00Z", "succeeded")
     assert life.next_change_at == parse_now("2026-11-29T10:15:00Z")
     assert life.actions[-1] == (
-        f"later: delete RayCluster/{NAME} and zero PodGroup/{PG} (shutdownAfterJobFinishes "
-        "(ttlSecondsAfterFinished 600s)) on the first `pulumi up` after 2026-11-29T10:15:00Z"
+        f"later: delete RayCluster/{NAME} and zero PodGroup/{PG} (shutdownAfterJobFinishes, "
+        "ttlSecondsAfterFinished 600s) on the first `pulumi up` after 2026-11-29T10:15:00Z"
     )
     assert any(
         a.startswith(f"set PodGroup/{PG} to minMember 3, cpu 3, memory 4Gi (was ")
@@ -309,7 +320,7 @@ def test_finished_after_ttl_removes_the_cluster_and_zeroes_the_podgroup(now: dat
     # The submitter depended on the removed RayCluster; it now follows the PodGroup.
     assert decided.resource("submitter").depends_on == (f"PodGroup/{PG}",)  # type: ignore[union-attr]
     assert (
-        f"delete RayCluster/{NAME} (shutdownAfterJobFinishes (ttlSecondsAfterFinished 600s))"
+        f"delete RayCluster/{NAME} (shutdownAfterJobFinishes, ttlSecondsAfterFinished 600s)"
         in life.changes
     )
     assert not any(a.startswith("later:") for a in life.actions)
@@ -431,7 +442,9 @@ def test_delete_cluster_waits_for_its_ttl() -> None:
     assert roles(decided) == ["record", "podgroup", "submitter"]
     assert pg_gang(decided) == (0, {})
     assert any(
-        a.startswith(f"delete RayCluster/{NAME} (spec.deletionStrategy.deletionRules[0]")
+        a.startswith(
+            f"delete RayCluster/{NAME} (spec.deletionStrategy.deletionRules[0]: DeleteCluster"
+        )
         for a in life.actions
     )
     assert_idempotent(plan, before, BEFORE_TTL)
@@ -707,7 +720,7 @@ def test_failed_with_retries_left_starts_a_fresh_attempt() -> None:
     assert (data["attempt"], data["submissionId"], data["firstAttempt"]) == ("2", sid, "1")
     assert "finishedAt" not in data
     assert life.changes == (
-        f"update job record ConfigMap/{NAME}: submissionId {BASE_SID} → {sid}, attempt 1 → 2",
+        f"update job record ConfigMap/{NAME}: submissionId {BASE_SID} -> {sid}, attempt 1 -> 2",
         f"replace RayCluster/{NAME} for attempt 2 (fresh pods)",
         f"replace Job/{NAME} (submits {sid}, attempt 2)",
     )
@@ -806,7 +819,7 @@ def test_queue_change_of_a_finished_job_replaces_the_podgroup() -> None:
         "spec.networkTopology",
     )
     assert (
-        f"replace PodGroup/{PG}: spec.queue 'kuberay-test-queue' → 'other-queue' "
+        f"replace PodGroup/{PG}: spec.queue 'kuberay-test-queue' -> 'other-queue' "
         "(Volcano reads it only at creation)" in lc(decided).changes
     )
     assert lc(decided).ignore_changes == {"submitter": ("spec",)}  # the Job is not re-run
@@ -849,11 +862,8 @@ def test_cluster_spec_change_while_running_updates_cluster_and_gang_not_the_subm
     assert f"update RayCluster/{NAME} (its spec changed)" in life.changes
     again = assert_idempotent(plan, before, DONE)
     # Once it finishes, the absorbed change does not start the job again.
-    done = [copy.deepcopy(o) for o in converge(before, again).objects.values()]
-    completed = snapshot("succeeded.yaml").get("Job", NS, NAME)
-    assert completed is not None
-    next(o for o in done if o["kind"] == "Job")["status"] = copy.deepcopy(completed["status"])
-    finished = decide(plan, facts(snapshot_from_objects(done)), BEFORE_TTL)
+    done = with_job_status(converge(before, again), "succeeded.yaml")
+    finished = decide(plan, facts(done), BEFORE_TTL)
     assert lc(finished).phase == "finished"
     assert finished.submission_id == BASE_SID
 
@@ -878,11 +888,8 @@ def test_spec_change_after_the_finish_starts_a_new_run_on_fresh_objects() -> Non
     retrying = plan_of(
         rayjob(entrypoint="python /home/ray/samples/sample_code.py --epochs 2", backoffLimit=1)
     )
-    state = [copy.deepcopy(o) for o in converge(before, decided).objects.values()]
-    failed = snapshot("failed.yaml").get("Job", NS, NAME)
-    assert failed is not None
-    next(o for o in state if o["kind"] == "Job")["status"] = copy.deepcopy(failed["status"])
-    retry = decide(retrying, facts(snapshot_from_objects(state)), BEFORE_TTL)
+    state = with_job_status(converge(before, decided), "failed.yaml")
+    retry = decide(retrying, facts(state), BEFORE_TTL)
     assert lc(retry).phase == "retrying" and lc(retry).attempt == 3
     assert retry.submission_id == f"{plan.submission_id}-a2"
     assert res(retry, "record")["data"]["firstAttempt"] == "2"

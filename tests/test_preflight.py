@@ -99,11 +99,19 @@ def pod(
         meta["annotations"] = {"scheduling.k8s.io/group-name": group}
     spec: dict[str, Any] = {
         "schedulerName": scheduler,
-        "containers": [{"name": "main", "image": "busybox", "resources": {"requests": dict(requests)}}],
+        "containers": [
+            {"name": "main", "image": "busybox", "resources": {"requests": dict(requests)}}
+        ],
     }
     if on is not None:
         spec["nodeName"] = on
-    return {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec, "status": {"phase": phase}}
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": meta,
+        "spec": spec,
+        "status": {"phase": phase},
+    }
 
 
 def podgroup(
@@ -180,7 +188,9 @@ def job(
     return rayjob(
         name=name,
         head=[container("ray-head", dict(head or {"cpu": "1", "memory": "2Gi"}))],
-        workers=[worker(g, n, containers=[container("ray-worker", dict(r))]) for g, n, r in workers],
+        workers=[
+            worker(g, n, containers=[container("ray-worker", dict(r))]) for g, n, r in workers
+        ],
         mode=mode,
         labels=labels,
         **extra,
@@ -292,7 +302,9 @@ class TestWithoutSnapshot:
 
     def test_declared_queue_too_small_is_never_admitted(self) -> None:
         small = declared("ray-batch", {"cpu": "4"})
-        result = run(job(workers=[("gpu", 4, {"cpu": "2"})], queue_name="ray-batch"), queues=[small])
+        result = run(
+            job(workers=[("gpu", 4, {"cpu": "2"})], queue_name="ray-batch"), queues=[small]
+        )
         assert result.verdict == "stuck"
         assert result.never_admitted is True
         assert check(result, "capability").status == "fail"
@@ -305,7 +317,9 @@ class TestWithoutSnapshot:
         big = declared("ray-batch", {"cpu": "16", "memory": "64Gi"})
         result = run(job(workers=[("w", 2, {"cpu": "2"})], queue_name="ray-batch"), queues=[big])
         assert check(result, "capability").status == "pass"
-        assert check(result, "queue").message.endswith("is created by this stack (the queue controller opens it)")
+        assert check(result, "queue").message.endswith(
+            "is created by this stack (the queue controller opens it)"
+        )
         assert result.verdict == "unknown"
 
     def test_capability_without_memory_leaves_memory_unbounded(self) -> None:
@@ -319,8 +333,12 @@ class TestWithoutSnapshot:
         assert check(result, "capability").status == "skip"
 
     def test_node_shapes_reject_a_pod_bigger_than_any_node(self) -> None:
-        shapes = parse_node_shapes([{"name": "m6i.4xlarge", "allocatable": {"cpu": "16", "memory": "64Gi"}}])
-        result = run(job(workers=[("gpu", 1, {"cpu": "4", "nvidia.com/gpu": "1"})]), node_shapes=shapes)
+        shapes = parse_node_shapes(
+            [{"name": "m6i.4xlarge", "allocatable": {"cpu": "16", "memory": "64Gi"}}]
+        )
+        result = run(
+            job(workers=[("gpu", 1, {"cpu": "4", "nvidia.com/gpu": "1"})]), node_shapes=shapes
+        )
         assert result.never_admitted is True
         assert result.verdict == "stuck"
         fit = check(result, "fit")
@@ -336,7 +354,9 @@ class TestWithoutSnapshot:
                     "name": "gpu",
                     "allocatable": {"cpu": "32", "memory": "256Gi", "nvidia.com/gpu": "8"},
                     "labels": {"pool": "gpu"},
-                    "taints": [{"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}],
+                    "taints": [
+                        {"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}
+                    ],
                 },
             ]
         )
@@ -355,8 +375,12 @@ class TestWithoutSnapshot:
 
 class TestNodeShapes:
     def test_parse(self) -> None:
-        (shape,) = parse_node_shapes([{"name": "a", "allocatable": {"cpu": "2"}, "labels": {"x": "y"}}])
-        assert shape == NodeShape("a", {"cpu": Quantity("2"), "pods": Quantity("110")}, {"x": "y"}, ())
+        (shape,) = parse_node_shapes(
+            [{"name": "a", "allocatable": {"cpu": "2"}, "labels": {"x": "y"}}]
+        )
+        assert shape == NodeShape(
+            "a", {"cpu": Quantity("2"), "pods": Quantity("110")}, {"x": "y"}, ()
+        )
 
     def test_errors_name_the_field(self) -> None:
         with pytest.raises(SpecError) as err:
@@ -413,12 +437,17 @@ class TestQueue:
     def test_declared_spec_wins_over_observed(self) -> None:
         # The stack applies its spec: the new, smaller capability is what counts.
         q = declared("ray-batch", {"cpu": "1"})
-        result = run(job(head={"cpu": "2"}, queue_name="ray-batch"), fixture("cpu-only.yaml"), queues=[q])
+        result = run(
+            job(head={"cpu": "2"}, queue_name="ray-batch"), fixture("cpu-only.yaml"), queues=[q]
+        )
         assert check(result, "capability").status == "fail"
 
     def test_default_queue_without_label(self) -> None:
         result = run(job(), fixture("cpu-only.yaml"))
-        assert "queue default (no volcano.sh/queue-name label) exists and is Open" in check(result, "queue").message
+        assert (
+            "queue default (no volcano.sh/queue-name label) exists and is Open"
+            in check(result, "queue").message
+        )
 
 
 # --- research §10.1: upstream unit tests --------------------------------------------------------
@@ -482,40 +511,58 @@ class TestUpstreamVectors:
         )
 
     def test_u5_cpu_only_request_is_enqueued_and_bound_to_n1(self) -> None:
-        result = run(job(head={"cpu": "1", "memory": "0G"}, queue_name="q1"), self._proportion_cluster())
+        result = run(
+            job(head={"cpu": "1", "memory": "0G"}, queue_name="q1"), self._proportion_cluster()
+        )
         assert result.verdict == "admitted", result.reasons
-        assert "on n1 " in check(result, "placement").message
+        assert check(result, "placement").message == "the pod fits on n1"
 
     def test_u6_memory_only_request_is_enqueued_and_bound_to_n2(self) -> None:
-        result = run(job(head={"cpu": "0", "memory": "1G"}, queue_name="q2"), self._proportion_cluster())
+        result = run(
+            job(head={"cpu": "0", "memory": "1G"}, queue_name="q2"), self._proportion_cluster()
+        )
         assert result.verdict == "admitted", result.reasons
-        assert "on n2 " in check(result, "placement").message
+        assert check(result, "placement").message == "the pod fits on n2"
 
     def test_u7_memory_exceeds_queue_capability(self) -> None:
-        result = run(job(head={"cpu": "1", "memory": "1G"}, queue_name="q1"), self._proportion_cluster())
+        result = run(
+            job(head={"cpu": "1", "memory": "1G"}, queue_name="q1"), self._proportion_cluster()
+        )
         assert result.verdict == "stuck"
         assert result.never_admitted is False
         assert check(result, "overcommit").status == "pass"
         proportion = check(result, "proportion")
         assert proportion.status == "fail"
-        assert proportion.message.startswith("queue resource quota insufficient: insufficient memory: ")
-        assert result.reasons[0].startswith("queue resource quota insufficient: insufficient memory -- ")
+        assert proportion.message.startswith(
+            "queue resource quota insufficient: insufficient memory: "
+        )
+        assert result.reasons[0].startswith(
+            "queue resource quota insufficient: insufficient memory -- "
+        )
         assert "raise queue q1 capability memory from 2G to 3G" in result.reasons[0]
 
     def test_u8_allocate_refuses_beyond_deserved(self) -> None:
         # Same cluster as U7: q1 deserves 2 cpu / 2G, holds 1 / 2G, the gang adds 1 / 1G.
-        result = run(job(head={"cpu": "1", "memory": "1G"}, queue_name="q1"), self._proportion_cluster())
+        result = run(
+            job(head={"cpu": "1", "memory": "1G"}, queue_name="q1"), self._proportion_cluster()
+        )
         fair = check(result, "fair-share")
         assert fair.status == "fail"
         assert fair.message.startswith("queue q1 deserves memory 2G (among 2 queues with jobs)")
 
     def test_u9_closed_queue(self) -> None:
-        snap = cluster(node("n1", "2", "2G", "10"), node("n2", "2", "2G", "10"), queue("q3", {"cpu": "3", "memory": "3G"}, "Closed"))
+        snap = cluster(
+            node("n1", "2", "2G", "10"),
+            node("n2", "2", "2G", "10"),
+            queue("q3", {"cpu": "3", "memory": "3G"}, "Closed"),
+        )
         result = run(job(head={"cpu": "1", "memory": "1G"}, queue_name="q3"), snap)
         assert result.verdict == "stuck"
         assert check(result, "queue").status == "fail"
         assert check(result, "proportion").status == "fail"
-        s = session([node("n1", "2", "2G", "10"), queue("q3", {"cpu": "3", "memory": "3G"}, "Closed")])
+        s = session(
+            [node("n1", "2", "2G", "10"), queue("q3", {"cpu": "3", "memory": "3G"}, "Closed")]
+        )
         assert s.vote("q3", quantities({"cpu": "1", "memory": "1G"})) == (False, None)
 
     def test_u10_a_rejected_job_consumes_no_queue_capacity(self) -> None:
@@ -523,7 +570,9 @@ class TestUpstreamVectors:
         objects = [
             node("n1", "4", "4G"),
             queue("q1", {"cpu": "1", "memory": "4G"}),
-            podgroup("pgA", "q1", "Pending", 1, {"cpu": "1", "memory": "1G", "nvidia.com/gpu": "1"}),
+            podgroup(
+                "pgA", "q1", "Pending", 1, {"cpu": "1", "memory": "1G", "nvidia.com/gpu": "1"}
+            ),
         ]
         s = session(objects)
         assert s.vote("q1", quantities({"cpu": "1", "memory": "1G", "nvidia.com/gpu": "1"})) == (
@@ -536,7 +585,10 @@ class TestUpstreamVectors:
         assert "committed cpu 0" in check(result, "proportion").message
 
     def test_u11_binding_tasks_are_not_double_counted_by_proportion(self) -> None:
-        binding = [pod(f"a{i}", "n1", {"cpu": "1", "memory": "1Gi"}, "pgA", phase="Pending") for i in range(3)]
+        binding = [
+            pod(f"a{i}", "n1", {"cpu": "1", "memory": "1Gi"}, "pgA", phase="Pending")
+            for i in range(3)
+        ]
         snap = cluster(
             node("n1", "4", "8Gi"),
             queue("q1", {"cpu": "4", "memory": "8Gi"}),
@@ -589,7 +641,9 @@ class TestUpstreamVectors:
         )
 
     def test_u15_nil_min_resources_is_permitted(self) -> None:
-        s = session(self._overcommit_nodes() + [podgroup("x", "default", "Inqueue", 1, {"cpu": "20"})])
+        s = session(
+            [*self._overcommit_nodes(), podgroup("x", "default", "Inqueue", 1, {"cpu": "20"})]
+        )
         assert s.vote("default", None) == (True, None)
 
 
@@ -597,20 +651,36 @@ class TestInqueueResource:
     """volcano.md §10.1 U16-U19: ``GetInqueueResource``."""
 
     def test_u16_nothing_allocated(self) -> None:
-        got = _inqueue_resource(quantities({"cpu": "4", "memory": "4096", "nvidia.com/gpu": "8"}), {})
+        got = _inqueue_resource(
+            quantities({"cpu": "4", "memory": "4096", "nvidia.com/gpu": "8"}), {}
+        )
         assert got == {"cpu": 4000, "memory": 4096, "nvidia.com/gpu": 8000}
 
     def test_u17_part_allocated(self) -> None:
-        allocated = {"cpu": Fraction(1000), "memory": Fraction(1024), "nvidia.com/gpu": Fraction(4000)}
-        got = _inqueue_resource(quantities({"cpu": "4", "memory": "4096", "nvidia.com/gpu": "8"}), allocated)
+        allocated = {
+            "cpu": Fraction(1000),
+            "memory": Fraction(1024),
+            "nvidia.com/gpu": Fraction(4000),
+        }
+        got = _inqueue_resource(
+            quantities({"cpu": "4", "memory": "4096", "nvidia.com/gpu": "8"}), allocated
+        )
         assert got == {"cpu": 3000, "memory": 3072, "nvidia.com/gpu": 4000}
 
     def test_u18_scalar_fully_allocated(self) -> None:
-        assert _inqueue_resource(quantities({"nvidia.com/gpu": "2"}), {"nvidia.com/gpu": Fraction(2000)}) == {}
+        assert (
+            _inqueue_resource(
+                quantities({"nvidia.com/gpu": "2"}), {"nvidia.com/gpu": Fraction(2000)}
+            )
+            == {}
+        )
 
     def test_u19_pods_in_whole_units(self) -> None:
         allocated = {"cpu": Fraction(1000), "pods": Fraction(4)}
-        assert _inqueue_resource(quantities({"cpu": "4", "pods": "10"}), allocated) == {"cpu": 3000, "pods": 6}
+        assert _inqueue_resource(quantities({"cpu": "4", "pods": "10"}), allocated) == {
+            "cpu": 3000,
+            "pods": 6,
+        }
 
     def test_ephemeral_storage_is_not_reserved(self) -> None:
         assert _inqueue_resource(quantities({"ephemeral-storage": "1Gi"}), {}) == {}
@@ -623,7 +693,9 @@ class TestDerivedVectors:
     """volcano.md §10.2, single queue unless noted, pods request what minResources says."""
 
     def test_d1_non_volcano_usage_is_invisible_to_proportion(self) -> None:
-        snap = cluster(node("n1", "8"), pod("web", "n1", {"cpu": "7"}, scheduler="default-scheduler"))
+        snap = cluster(
+            node("n1", "8"), pod("web", "n1", {"cpu": "7"}, scheduler="default-scheduler")
+        )
         result = run(job(head={"cpu": "2"}), snap)
         got = statuses(result)
         assert got["overcommit"] == "pass"  # 2 <= 9.6 - 7
@@ -631,7 +703,9 @@ class TestDerivedVectors:
         assert got["placement"] == "fail"
         assert result.verdict == "stuck"
         assert result.never_admitted is False
-        assert "0/1 nodes are unavailable: 1 Insufficient cpu." in check(result, "placement").message
+        assert (
+            "0/1 nodes are unavailable: 1 Insufficient cpu." in check(result, "placement").message
+        )
         (reason,) = result.reasons
         assert reason.startswith(
             "1/1 tasks in gang unschedulable: pod group is not ready, 1 Pending, 1 minAvailable; "
@@ -651,7 +725,9 @@ class TestDerivedVectors:
         assert check(result, "proportion").message.startswith(
             "queue resource quota insufficient: insufficient cpu: "
         )
-        assert result.reasons[0].startswith("queue resource quota insufficient: insufficient cpu -- ")
+        assert result.reasons[0].startswith(
+            "queue resource quota insufficient: insufficient cpu -- "
+        )
 
     def test_d3_older_pending_gang_is_admitted_first(self) -> None:
         snap = cluster(node("n1", "10"), podgroup("a", "default", "Pending", 1, {"cpu": "6"}))
@@ -691,7 +767,9 @@ class TestDerivedVectors:
         assert check(result, "overcommit").status == "pass"  # 8 + 1 <= 9.6
         proportion = check(result, "proportion")
         assert proportion.status == "fail"  # 1 + 8 > 8
-        assert proportion.message.startswith("queue resource quota insufficient: insufficient nvidia.com/gpu: ")
+        assert proportion.message.startswith(
+            "queue resource quota insufficient: insufficient nvidia.com/gpu: "
+        )
         (reason,) = result.reasons
         assert (
             "finish or delete ml/ray-finetune-pg (Inqueue with no live pods, likely stale: delete "
@@ -716,11 +794,15 @@ class TestDerivedVectors:
     def test_d8_gpu_above_queue_capability(self) -> None:
         q = declared("q", {"cpu": "16", "nvidia.com/gpu": "4"})
         snap = cluster(node("big", "64", "1Ti", extra={"nvidia.com/gpu": "8"}))
-        result = run(job(head={"cpu": "1", "nvidia.com/gpu": "5"}, queue_name="q"), snap, queues=[q])
+        result = run(
+            job(head={"cpu": "1", "nvidia.com/gpu": "5"}, queue_name="q"), snap, queues=[q]
+        )
         assert result.never_admitted is True
         assert check(result, "proportion").status == "fail"
         (reason,) = result.reasons
-        assert reason.startswith("queue resource quota insufficient: insufficient nvidia.com/gpu -- ")
+        assert reason.startswith(
+            "queue resource quota insufficient: insufficient nvidia.com/gpu -- "
+        )
         assert "raise queue q capability nvidia.com/gpu from 4 to 5" in reason
 
     def test_d9_other_queues_guarantee_shrinks_real_capability(self) -> None:
@@ -729,7 +811,9 @@ class TestDerivedVectors:
         assert result.never_admitted is True
         capability = check(result, "capability")
         assert capability.status == "fail"
-        assert "the cluster has cpu 100 of which other queues are guaranteed 40" in capability.message
+        assert (
+            "the cluster has cpu 100 of which other queues are guaranteed 40" in capability.message
+        )
 
     def test_d10_over_declared_running_gang_counts_its_full_min(self) -> None:
         snap = cluster(
@@ -788,11 +872,14 @@ class TestDerivedVectors:
         assert got["overcommit"] == "pass"  # 30 <= 120 - 80
         assert got["proportion"] == "pass"  # 30 <= 100
         assert got["fair-share"] == "pass"
-        assert check(result, "fair-share").message.startswith("queue qa deserves cpu 30 (among 2 queues")
+        assert check(result, "fair-share").message.startswith(
+            "queue qa deserves cpu 30 (among 2 queues"
+        )
         assert got["placement"] == "fail"
         (reason,) = result.reasons
         assert reason.startswith(
-            "10/30 tasks in gang unschedulable: pod group is not ready, 30 Pending, 30 minAvailable; "
+            "10/30 tasks in gang unschedulable: pod group is not ready, 30 Pending, "
+            "30 minAvailable; "
             # Go sorts the histogram as strings: "10 Unschedulable" < "20 Schedulable".
             "Pending: 10 Unschedulable, 20 Schedulable. Origin reason is rayjob-sample-w-worker-*: "
             "0/10 nodes are unavailable: 10 Insufficient cpu. -- "
@@ -808,7 +895,9 @@ class TestDerivedVectors:
         snap = cluster(node("n0", "64"), node("n1", "64"), crowd)
         result = run(job(head={"cpu": "10m"}), snap)
         assert check(result, "overcommit").status == "pass"
-        assert "0/2 nodes are unavailable: 2 Insufficient pods." in check(result, "placement").message
+        assert (
+            "0/2 nodes are unavailable: 2 Insufficient pods." in check(result, "placement").message
+        )
 
 
 # --- Ray-shaped cases ----------------------------------------------------------------------------
@@ -862,14 +951,18 @@ class TestRayJobs:
         assert "fragmentation" in result.reasons[0]
 
     def test_stale_inqueue_podgroup_eating_the_queue(self) -> None:
-        manifest = job(workers=[("gpu", 2, {"cpu": "4", "nvidia.com/gpu": "2"})], queue_name="ray-batch")
+        manifest = job(
+            workers=[("gpu", 2, {"cpu": "4", "nvidia.com/gpu": "2"})], queue_name="ray-batch"
+        )
         result = run(manifest, fixture("stale-inqueue.yaml"))
         assert result.verdict == "stuck"
         assert result.never_admitted is False  # deleting the stale PodGroup fixes it
         assert "ml/ray-finetune-pg (Inqueue with no live pods, likely stale" in result.reasons[0]
 
     def test_overcommit_budget_exhausted(self) -> None:
-        manifest = job(head={"cpu": "2", "memory": "4Gi"}, workers=[("w", 3, {"cpu": "2", "memory": "4Gi"})])
+        manifest = job(
+            head={"cpu": "2", "memory": "4Gi"}, workers=[("w", 3, {"cpu": "2", "memory": "4Gi"})]
+        )
         result = run(manifest, fixture("overcommit.yaml"))
         got = statuses(result)
         assert got["overcommit"] == "fail"  # 12 reserved + 8 > 38.4 - 20
@@ -883,18 +976,29 @@ class TestRayJobs:
 
     def test_own_podgroup_and_pods_are_left_out(self) -> None:
         own = [
-            podgroup("ray-rayjob-sample-pg", "default", "Running", 1, {"cpu": "8"}, namespace="default"),
-            pod("rayjob-sample-head-abcde", "n1", {"cpu": "8"}, "ray-rayjob-sample-pg", namespace="default"),
+            podgroup(
+                "ray-rayjob-sample-pg", "default", "Running", 1, {"cpu": "8"}, namespace="default"
+            ),
+            pod(
+                "rayjob-sample-head-abcde",
+                "n1",
+                {"cpu": "8"},
+                "ray-rayjob-sample-pg",
+                namespace="default",
+            ),
         ]
         result = run(job(head={"cpu": "8"}), cluster(node("n1", "8"), own))
         assert result.verdict == "admitted", result.reasons
-        assert "ray-rayjob-sample-pg already exists (phase Running)" in check(result, "snapshot").message
+        assert (
+            "ray-rayjob-sample-pg already exists (phase Running)"
+            in check(result, "snapshot").message
+        )
 
     def test_kuberay_accounting_still_places_effective_requests(self) -> None:
         manifest = job(head={"cpu": "1"})
-        manifest["spec"]["rayClusterSpec"]["headGroupSpec"]["template"]["spec"]["initContainers"] = [
-            container("warmup", {"cpu": "12"})
-        ]
+        manifest["spec"]["rayClusterSpec"]["headGroupSpec"]["template"]["spec"][
+            "initContainers"
+        ] = [container("warmup", {"cpu": "12"})]
         plan = plan_of(manifest, settings=JobSettings(accounting=Accounting.KUBERAY))
         assert plan.gang.min_resources == {"cpu": Quantity("1")}
         result = preflight_job(plan, queues={}, snapshot=cluster(node("n1", "8")))
@@ -906,7 +1010,12 @@ class TestRayJobs:
 
 class TestPredicates:
     def gpu_job(self, replicas: int = 1, **pod_spec: Any) -> dict[str, Any]:
-        w = worker("gpu", replicas, containers=[container("w", {"cpu": "4", "nvidia.com/gpu": "4"})], **pod_spec)
+        w = worker(
+            "gpu",
+            replicas,
+            containers=[container("w", {"cpu": "4", "nvidia.com/gpu": "4"})],
+            **pod_spec,
+        )
         return rayjob(head=[container("h", {"cpu": "1"})], workers=[w], mode="InteractiveMode")
 
     def test_untolerated_taint(self) -> None:
@@ -918,7 +1027,10 @@ class TestPredicates:
             "2 node(s) had untolerated taint {nvidia.com/gpu: present}." in fit.message
         )
         assert result.never_admitted is True
-        assert "add toleration {key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}" in result.reasons[0]
+        assert (
+            "add toleration {key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}"
+            in result.reasons[0]
+        )
 
     def test_tolerated_taint_and_cordoned_node(self) -> None:
         toleration = [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]
@@ -931,8 +1043,8 @@ class TestPredicates:
         placement = check(result, "placement")
         assert placement.status == "fail"
         assert (
-            "0/3 nodes are unavailable: 1 node(s) were unschedulable, 2 Insufficient nvidia.com/gpu."
-            in placement.message
+            "0/3 nodes are unavailable: 1 node(s) were unschedulable, "
+            "2 Insufficient nvidia.com/gpu." in placement.message
         )
         assert result.never_admitted is False
 
@@ -942,11 +1054,16 @@ class TestPredicates:
 
     def test_node_selector(self) -> None:
         manifest = job(head={"cpu": "1"})
-        manifest["spec"]["rayClusterSpec"]["headGroupSpec"]["template"]["spec"]["nodeSelector"] = {"pool": "arm"}
+        manifest["spec"]["rayClusterSpec"]["headGroupSpec"]["template"]["spec"]["nodeSelector"] = {
+            "pool": "arm"
+        }
         result = run(manifest, fixture("tainted.yaml"))
         fit = check(result, "fit")
         assert fit.status == "fail"
-        assert "0/3 nodes are unavailable: 3 node(s) didn't match Pod's node affinity/selector." in fit.message
+        assert (
+            "0/3 nodes are unavailable: 3 node(s) didn't match Pod's node affinity/selector."
+            in fit.message
+        )
 
     def test_required_node_affinity(self) -> None:
         affinity = {
@@ -959,18 +1076,24 @@ class TestPredicates:
             }
         }
         manifest = job(head={"cpu": "1"})
-        manifest["spec"]["rayClusterSpec"]["headGroupSpec"]["template"]["spec"]["affinity"] = affinity
+        manifest["spec"]["rayClusterSpec"]["headGroupSpec"]["template"]["spec"]["affinity"] = (
+            affinity
+        )
         result = run(manifest, fixture("tainted.yaml"))
         assert result.verdict == "admitted", result.reasons
-        assert "on cpu-a " in check(result, "placement").message
-        affinity["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"] = [
-            {"matchExpressions": [{"key": "pool", "operator": "NotIn", "values": ["cpu", "gpu"]}]}
-        ]
+        assert check(result, "placement").message == "the pod fits on cpu-a"
+        affinity["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"][
+            "nodeSelectorTerms"
+        ] = [{"matchExpressions": [{"key": "pool", "operator": "NotIn", "values": ["cpu", "gpu"]}]}]
         result = run(manifest, fixture("tainted.yaml"))
         assert check(result, "fit").status == "fail"
 
     def test_unmodelled_constraints_make_the_verdict_unknown(self) -> None:
-        anti = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [{"topologyKey": "x"}]}}
+        anti = {
+            "podAntiAffinity": {
+                "requiredDuringSchedulingIgnoredDuringExecution": [{"topologyKey": "x"}]
+            }
+        }
         manifest = job(head={"cpu": "1"})
         manifest["spec"]["rayClusterSpec"]["headGroupSpec"]["template"]["spec"]["affinity"] = anti
         result = run(manifest, fixture("cpu-only.yaml"))
@@ -1013,13 +1136,26 @@ class TestSubmitterAndElasticPods:
 
     def test_pods_above_min_replicas_must_fit_too(self) -> None:
         w = worker("w", 3, 1, 3, containers=[container("w", {"cpu": "4"})])
-        manifest = rayjob(head=[container("h", {"cpu": "1"})], workers=[w], mode="InteractiveMode", autoscaling=True)
-        snap = cluster(node("a", "8"), node("b", "8"), pod("busy", "b", {"cpu": "6"}, scheduler="default-scheduler"))
+        manifest = rayjob(
+            head=[container("h", {"cpu": "1"})],
+            workers=[w],
+            mode="InteractiveMode",
+            autoscaling=True,
+        )
+        snap = cluster(
+            node("a", "8"),
+            node("b", "8"),
+            pod("busy", "b", {"cpu": "6"}, scheduler="default-scheduler"),
+        )
         result = run(manifest, snap)
         assert check(result, "gang").message.startswith("minMember 2 <= 4 pods created")
         placement = check(result, "placement")
         assert placement.status == "fail"
-        assert "pods above minReplicas do not" in placement.message
+        assert placement.message == (
+            "the gang fits but 2 worker group w pod(s) above minReplicas do not: "
+            "0/2 nodes are unavailable: 2 Insufficient cpu."
+        )
+        assert "Fix: reduce worker group w replicas from 3 to 1." in result.reasons[0]
         assert result.never_admitted is False
 
 
@@ -1036,7 +1172,10 @@ class TestOrderAndSiblings:
         result = run(job(head={"cpu": "2"}, workers=[("w", 1, {"cpu": "5"})]), snap)
         placement = check(result, "placement")
         assert placement.status == "warn"
-        assert placement.message.startswith("head first (KubeRay's creation order): 0/2 nodes are unavailable: 2 Insufficient cpu. but the other order fits")
+        assert placement.message.startswith(
+            "head first (KubeRay's creation order): 0/2 nodes are unavailable: "
+            "2 Insufficient cpu. but the other order fits"
+        )
         assert result.verdict == "unknown"
         assert result.never_admitted is False
 
@@ -1044,11 +1183,19 @@ class TestOrderAndSiblings:
         q = declared("ray-batch", {"cpu": "8", "memory": "32Gi"})
         snap = cluster(node("n1", "16"), node("n2", "16"))
         mine = job(head={"cpu": "1"}, workers=[("w", 2, {"cpu": "2"})], queue_name="ray-batch")
-        other = job(head={"cpu": "1"}, workers=[("w", 2, {"cpu": "2"})], queue_name="ray-batch", name="other")
+        other = job(
+            head={"cpu": "1"},
+            workers=[("w", 2, {"cpu": "2"})],
+            queue_name="ray-batch",
+            name="other",
+        )
         result = run(mine, snap, queues=[q], others=[other, mine])
         siblings = check(result, "siblings")
         assert siblings.status == "warn"
-        assert "with default/other (same stack, same queue ray-batch): queue resource quota insufficient" in siblings.message
+        assert (
+            "with default/other (same stack, same queue ray-batch): "
+            "queue resource quota insufficient" in siblings.message
+        )
         assert result.verdict == "admitted"  # not counted in the verdict
         assert result.reasons == ()
 
@@ -1058,7 +1205,10 @@ class TestOrderAndSiblings:
         other = job(head={"cpu": "5"}, queue_name="ray-batch", name="other")
         result = run(mine, queues=[q], others=[other])
         assert check(result, "siblings").status == "warn"
-        assert "together they need cpu 10, queue ray-batch capability is cpu 8" in check(result, "siblings").message
+        assert (
+            "together they need cpu 10, queue ray-batch capability is cpu 8"
+            in check(result, "siblings").message
+        )
 
     def test_siblings_in_other_queues_are_ignored(self) -> None:
         other = job(head={"cpu": "5"}, queue_name="elsewhere", name="other")
@@ -1081,5 +1231,16 @@ class TestExactUnits:
         assert "1 Insufficient memory." in check(result, "fit").message
 
     def test_volcano_units(self) -> None:
-        got = _res(quantities({"cpu": "1500m", "memory": "1Ki", "nvidia.com/gpu": "2", "pods": "3", "count/pods": "9", "requests.cpu": "1"}))
+        got = _res(
+            quantities(
+                {
+                    "cpu": "1500m",
+                    "memory": "1Ki",
+                    "nvidia.com/gpu": "2",
+                    "pods": "3",
+                    "count/pods": "9",
+                    "requests.cpu": "1",
+                }
+            )
+        )
         assert got == {"cpu": 1500, "memory": 1024, "nvidia.com/gpu": 2000, "pods": 3}

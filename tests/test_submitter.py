@@ -16,7 +16,6 @@ import shutil
 import stat
 import subprocess
 import sys
-import textwrap
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -968,8 +967,3 @@ def test_metadata_json_survives_bash(metadata: dict[str, str]) -> None:
     assert json.loads(text) == metadata
     (word,) = bash_words([text])
     assert json.loads(word) == metadata
-
-
-def test_bash_one_liner_fixture_is_plain_text() -> None:
-    # Guard for the stub: its template must format to valid Python.
-    compile(textwrap.dedent(STUB.format(python=sys.executable)), "stub", "exec")

@@ -33,15 +33,18 @@ from typing import Any
 
 import pytest
 
-from components.submitter import submission_id, submitter_job
+from components.submitter import sidecar_container, submission_id, submitter_job
 
 pytestmark = pytest.mark.ray
 
 TIMEOUT = 180  # seconds, for every subprocess and wait
 KUBERAY_ENTRYPOINT = "echo no quote 'single quote' \"double quote\""
 KUBERAY_OUTPUT = "no quote single quote double quote"
-# Quotes, spaces, $ and backticks; bash must pass all of it to Ray unchanged.
-NASTY = "a\"b 'c' $HOME ${HOME} $(touch pwned) `touch pwned2` \\ \\\\ ; | & ! é"
+# Quotes, spaces, $ and backticks; bash must pass all of it to Ray unchanged. No "$NAME":
+# Ray runs os.path.expandvars on env_vars values itself (ray._private.utils.update_envs).
+NASTY = "a\"b 'c' $(touch pwned) `touch pwned2` $1 $$ $? \\ \\\\ ; | & ! é"
+# Reaches Ray verbatim too (checked in the job's stored runtime env), then Ray expands it.
+WITH_VARS = "$HOME ${HOME} $(id)"
 
 
 @dataclass(frozen=True)
@@ -90,6 +93,13 @@ def _stop_group(pgid: int) -> None:
         time.sleep(0.2)
     with contextlib.suppress(ProcessLookupError):
         os.killpg(pgid, signal.SIGKILL)
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(pgid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.1)
 
 
 @pytest.fixture(scope="module")
@@ -254,9 +264,15 @@ def test_changed_spec_gets_a_new_submission_id_and_a_second_job(ray_head: RayHea
 
 
 def test_runtime_env_values_survive_the_shell_verbatim(ray_head: RayHead) -> None:
-    runtime_env = "env_vars:\n  X: " + json.dumps(NASTY) + "\n  Y: '`id` $(id)'\n"
+    # Key names matter: go-yaml v2 (so KubeRay too) reads a key "Y" or "N" as a boolean.
+    runtime_env = (
+        "env_vars:\n"
+        f"  NASTY: {json.dumps(NASTY)}\n"
+        "  TICKS: '`id` $(id)'\n"
+        f"  WITH_VARS: {json.dumps(WITH_VARS)}\n"
+    )
     spec = _spec(
-        "python -c \"import os; print(os.environ['X']); print(os.environ['Y'])\"",
+        "python -c \"import os; print(os.environ['NASTY']); print(os.environ['TICKS'])\"",
         runtimeEnvYAML=runtime_env,
     )
     sid, output = _run_pod(ray_head, "nasty", spec)
@@ -264,9 +280,13 @@ def test_runtime_env_values_survive_the_shell_verbatim(ray_head: RayHead) -> Non
     lines = output.splitlines()
     assert NASTY in lines
     assert "`id` $(id)" in lines
-    assert sorted(p.name for p in ray_head.workdir.iterdir() if "pwned" in p.name) == []
+    assert [p.name for p in ray_head.workdir.iterdir() if "pwned" in p.name] == []
     info = _client(ray_head).get_job_info(sid)
-    assert info.runtime_env["env_vars"] == {"X": NASTY, "Y": "`id` $(id)"}
+    assert info.runtime_env["env_vars"] == {
+        "NASTY": NASTY,
+        "TICKS": "`id` $(id)",
+        "WITH_VARS": WITH_VARS,
+    }
 
 
 def test_entrypoint_flags_and_metadata_are_accepted_by_ray(ray_head: RayHead) -> None:
@@ -282,8 +302,16 @@ def test_entrypoint_flags_and_metadata_are_accepted_by_ray(ray_head: RayHead) ->
     info = _client(ray_head).get_job_info(sid)
     assert str(info.status.value) == "SUCCEEDED"
     assert info.metadata == metadata
-    assert info.entrypoint_num_cpus == 1.0
-    assert info.entrypoint_resources == {"Custom_1": 1.0}
+    # JobDetails does not echo the reservation back; the job's supervisor actor carries it.
+    from ray.util.state import list_actors
+
+    (supervisor,) = list_actors(
+        address=f"http://{ray_head.address}",
+        filters=[("name", "=", f"_ray_internal_job_actor_{sid}")],
+        detail=True,
+        timeout=60,
+    )
+    assert supervisor.required_resources == {"CPU": 1.0, "Custom_1": 1.0}
 
 
 def test_a_failed_ray_job_still_exits_zero_like_kuberay(ray_head: RayHead) -> None:
@@ -295,3 +323,28 @@ def test_a_failed_ray_job_still_exits_zero_like_kuberay(ray_head: RayHead) -> No
     assert _status(ray_head, sid).startswith("FAILED")
     _run_pod(ray_head, "fails", spec)
     assert len(_jobs_with_id(ray_head, sid)) == 1
+
+
+def test_sidecar_mode_command_submits_and_waits(ray_head: RayHead) -> None:
+    # SidecarMode: no status guard, `ray job submit` without --no-wait follows the job and
+    # exits non-zero if it fails. The probe uses localhost:<dashboard port>.
+    port = int(ray_head.address.rsplit(":", 1)[1])
+    spec = _spec("python -c \"print('from-sidecar')\"", submissionMode="SidecarMode")
+    head = spec["rayClusterSpec"]["headGroupSpec"]["template"]["spec"]["containers"][0]
+    head["ports"] = [{"name": "dashboard", "containerPort": port}]
+    sid = submission_id("sidecar", spec)
+    container = sidecar_container(spec=spec, submission_id=sid)
+    env = dict(ray_head.env)
+    env.update({e["name"]: e["value"] for e in container["env"]})
+    result = subprocess.run(
+        container["command"] + container["args"],
+        env=env,
+        cwd=ray_head.workdir,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        timeout=TIMEOUT,
+    )
+    assert result.returncode == 0, result.stdout
+    assert "from-sidecar" in result.stdout.splitlines()
+    assert _status(ray_head, sid) == "SUCCEEDED"

@@ -1,0 +1,73 @@
+"""``python -m benchmarks.profile SCENARIO``: cProfile one benchmark scenario, hot spots first.
+
+Scenarios: ``plan`` (load + planning pass + render, no snapshot), ``preflight`` (the same
+against the synthetic snapshot), ``component`` and ``bare`` (Pulumi registration under
+mocks). Prints the top functions by own time and by cumulative time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import io
+import pstats
+import sys
+from collections.abc import Callable, Sequence
+
+from benchmarks.planning import load_planner, plan_once
+from benchmarks.synth import make_documents, make_snapshot_objects
+from components.gang import Accounting
+from components.settings import StackSettings
+from components.snapshot import snapshot_from_objects
+
+__all__ = ["main"]
+
+
+def _scenario(name: str, jobs: int, nodes: int, accounting: str) -> Callable[[], object]:
+    docs = make_documents(jobs)
+    settings = StackSettings(accounting=Accounting(accounting))
+    if name in ("plan", "preflight"):
+        planner, _, why = load_planner()
+        if name == "plan":
+            return lambda: plan_once(planner, docs, settings)
+        if why:
+            raise SystemExit(why)
+        snapshot = snapshot_from_objects(make_snapshot_objects(nodes))
+        return lambda: plan_once(planner, docs, settings, snapshot)
+    from benchmarks import pulumi_mocks
+    from components.loader import load_documents
+    from components.plan import plan_stack
+
+    loaded = load_documents(docs)
+    plan = plan_stack(loaded.jobs, loaded.queues, settings, loaded.ignored)
+    if name == "component":
+        program = pulumi_mocks._component_program(plan)
+    else:
+        program = pulumi_mocks._bare_program(pulumi_mocks.bare_inputs(plan))
+    return lambda: pulumi_mocks.run_under_mocks(program, preview=False)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Profile one scenario and print its hot spots."""
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.profile")
+    parser.add_argument("scenario", choices=["plan", "preflight", "component", "bare"])
+    parser.add_argument("--jobs", type=int, default=100)
+    parser.add_argument("--nodes", type=int, default=500)
+    parser.add_argument("--accounting", choices=[a.value for a in Accounting], default="effective")
+    parser.add_argument("--top", type=int, default=25)
+    args = parser.parse_args(argv)
+    run = _scenario(args.scenario, args.jobs, args.nodes, args.accounting)
+    if args.scenario in ("component", "bare"):
+        run()  # warm-up: provider modules import lazily on first use
+    profiler = cProfile.Profile()
+    profiler.runcall(run)
+    for order in ("tottime", "cumulative"):
+        buffer = io.StringIO()
+        stats = pstats.Stats(profiler, stream=buffer).strip_dirs().sort_stats(order)
+        stats.print_stats(args.top)
+        sys.stdout.write(f"== by {order} ==\n{buffer.getvalue()}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
