@@ -7,6 +7,7 @@ import pulumi
 
 from components import RayJobGang, RayJobGangArgs, VolcanoQueue
 from components.errors import SpecError
+from components.facts import live_snapshot
 from components.loader import load_files
 from components.pipeline import plan_everything
 from components.settings import settings_from_getter
@@ -33,7 +34,11 @@ def main() -> None:
         docs = load_files(
             [Path(m) for m in settings.manifests], settings.jobs, settings.queues, base=here
         )
-        plan = plan_everything(docs, settings, base=here)
+        snapshot = None
+        if settings.live_facts and not settings.cluster_snapshot:
+            # Gather facts from the cluster itself, as KubeRay's controller does each loop.
+            snapshot = live_snapshot(sorted({job.namespace for job in docs.jobs}))
+        plan = plan_everything(docs, settings, base=here, snapshot=snapshot)
     except SpecError as exc:
         raise pulumi.RunError(f"raygang: invalid input:\n{exc}") from None
 

@@ -168,6 +168,7 @@ class RayJobGang(pulumi.ComponentResource):
         if args.queue is not None:
             created[f"Queue/{args.queue.decl.name}"] = args.queue
         record_uid: pulumi.Output[str] | None = None
+        ignored = plan.lifecycle.ignore_changes if plan.lifecycle is not None else {}
 
         for resource in plan.resources:
             if resource.role == "queue":
@@ -177,7 +178,9 @@ class RayJobGang(pulumi.ComponentResource):
             opts_i = pulumi.ResourceOptions.merge(
                 child,
                 pulumi.ResourceOptions(
-                    depends_on=deps, replace_on_changes=list(resource.replace_on_changes) or None
+                    depends_on=deps,
+                    replace_on_changes=list(resource.replace_on_changes) or None,
+                    ignore_changes=list(ignored.get(resource.role, ())) or None,
                 ),
             )
             metadata = dict(resource.manifest["metadata"])
@@ -207,8 +210,9 @@ class RayJobGang(pulumi.ComponentResource):
 
         gang = plan.gang
         self.pod_group_name = pulumi.Output.from_input(plan.podgroup_name)
-        self.min_member = pulumi.Output.from_input(gang.min_member)
-        self.min_resources = pulumi.Output.from_input(gang.min_resources_strings())
+        # What the PodGroup holds now: the lifecycle zeroes or shrinks it after the job.
+        self.min_member = pulumi.Output.from_input(plan.declared_min_member)
+        self.min_resources = pulumi.Output.from_input(plan.declared_min_resources)
         self.ray_cluster_name = pulumi.Output.from_input(plan.name)
         submitter = plan.resource("submitter")
         self.submitter_job_name = pulumi.Output.from_input(submitter.name if submitter else None)

@@ -329,6 +329,7 @@ def load_files(
     """
     docs: list[tuple[str, Any]] = []
     problems: list[Problem] = []
+    order = [str(path) for path in paths]
     for path in paths:
         try:
             found = _yaml_documents(base / path if base else path, str(path))
@@ -357,8 +358,16 @@ def load_files(
     except SpecError as exc:
         problems.extend(exc.problems)
     if problems:
-        raise SpecError(problems)
+        raise SpecError(sorted(problems, key=lambda p: _input_order(p.source, order)))
     return result
+
+
+def _input_order(source: str, order: Sequence[str]) -> int:
+    """Where a problem's input comes in the command line: messages follow the files."""
+    for index, label in enumerate(order):
+        if source == label or source.startswith(f"{label} (document "):
+            return index
+    return len(order)
 
 
 def _as_queue(raw: object) -> object:

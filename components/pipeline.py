@@ -18,12 +18,20 @@ from components.facts import gather_facts, parse_now
 from components.lifecycle import decide
 from components.loader import Documents
 from components.plan import JobPlan, StackPlan, plan_stack
-from components.preflight import NodeShape, parse_node_shapes, preflight_job
+from components.preflight import (
+    Check,
+    NodeShape,
+    PreflightResult,
+    parse_node_shapes,
+    preflight_job,
+)
 from components.queues import QueueDecl
 from components.settings import StackSettings
 from components.snapshot import ClusterSnapshot, load_snapshot
 
 __all__ = ["finish_job", "plan_everything", "resolve_now", "resolve_snapshot"]
+
+_NOT_SCHEDULING = ("finished", "failed", "suspended")
 
 
 def resolve_now(text: str | None) -> datetime:
@@ -72,9 +80,21 @@ def finish_job(
         if isinstance(exc, SpecError):
             raise
         raise SpecError([Problem(plan.item.source, "spec", str(exc))]) from None
-    result = preflight_job(
-        decided, queues=queues, snapshot=snapshot, others=others, node_shapes=node_shapes
-    )
+    phase = decided.lifecycle.phase if decided.lifecycle is not None else "new"
+    if phase in _NOT_SCHEDULING:
+        # The gang has run or is parked: admission no longer matters, and judging a
+        # zeroed PodGroup would only produce noise.
+        result = PreflightResult(
+            verdict="unknown",
+            reasons=(),
+            checks=(
+                Check("lifecycle", "skip", f"job is {phase}: nothing is waiting to be admitted"),
+            ),
+        )
+    else:
+        result = preflight_job(
+            decided, queues=queues, snapshot=snapshot, others=others, node_shapes=node_shapes
+        )
     return dataclasses.replace(decided, preflight=result)
 
 

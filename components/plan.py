@@ -128,6 +128,22 @@ class JobPlan:
         """The head's dashboard URL, with scheme."""
         return f"http://{self.dashboard_address}"
 
+    @property
+    def declared_min_member(self) -> int:
+        """The PodGroup's ``minMember`` as declared now (0 once the job's cleanup zeroed it)."""
+        podgroup = self.resource("podgroup")
+        if podgroup is None:
+            return 0
+        return int(podgroup.manifest["spec"].get("minMember", 0))
+
+    @property
+    def declared_min_resources(self) -> dict[str, str]:
+        """The PodGroup's ``minResources`` as declared now, canonical strings."""
+        podgroup = self.resource("podgroup")
+        if podgroup is None:
+            return {}
+        return dict(podgroup.manifest["spec"].get("minResources") or {})
+
     def resource(self, role: str) -> PlannedResource | None:
         """The planned object with that role, if the plan has one."""
         return next((r for r in self.resources if r.role == role), None)

@@ -31,8 +31,8 @@ def _job_document(plan: JobPlan) -> dict[str, Any]:
         "accounting": str(gang.accounting),
         "podGroup": {
             "name": plan.podgroup_name,
-            "minMember": gang.min_member,
-            "minResources": gang.min_resources_strings(),
+            "minMember": plan.declared_min_member,
+            "minResources": plan.declared_min_resources,
             "queue": plan.queue,
             "priorityClassName": plan.priority_class,
         },
@@ -46,6 +46,10 @@ def _job_document(plan: JobPlan) -> dict[str, Any]:
             }
             for share in gang.shares
         ],
+        "gang": {
+            "minMember": gang.min_member,
+            "minResources": gang.min_resources_strings(),
+        },
         "kuberay": {
             "minMember": plan.kuberay_gang.min_member,
             "minResources": plan.kuberay_gang.min_resources_strings(),
@@ -163,6 +167,10 @@ def _job_table(plan: JobPlan) -> list[str]:
     lines += _table(rows, "    ")
     resources = ", ".join(f"{k} {v}" for k, v in gang.min_resources_strings().items()) or "{}"
     lines.append(f"  minResources  {resources}")
+    declared = (plan.declared_min_member, plan.declared_min_resources)
+    if declared != (gang.min_member, gang.min_resources_strings()):
+        now = ", ".join(f"{k} {v}" for k, v in declared[1].items()) or "{}"
+        lines.append(f"  declared now  minMember {declared[0]}, minResources {now} (lifecycle)")
     kuberay = plan.kuberay_gang
     if gang is not kuberay:
         if (
@@ -179,7 +187,7 @@ def _job_table(plan: JobPlan) -> list[str]:
     if plan.preflight is not None:
         lines += plan.preflight.table_lines()
     if plan.lifecycle is not None:
-        lines += plan.lifecycle.table_lines()
+        lines += [f"  {line}" for line in plan.lifecycle.table_lines()]
     lines.append(f"  submission    {plan.submission_id}")
     lines.append(f"  dashboard     {plan.dashboard_url}")
     lines.append("  create order")

@@ -42,6 +42,7 @@ KEYS = (
     "preflight",
     "clusterSnapshot",
     "nodeShapes",
+    "liveFacts",
     "now",
 )
 
@@ -76,6 +77,7 @@ class StackSettings(BaseModel):
     preflight: Literal["error", "warn", "off"] = "error"
     cluster_snapshot: str | None = Field(default=None, alias="clusterSnapshot")
     node_shapes: list[dict[str, Any]] = Field(default_factory=list, alias="nodeShapes")
+    live_facts: bool = Field(default=False, alias="liveFacts")
     now: str | None = None
 
     def defaults(self) -> JobSettings:

@@ -303,20 +303,15 @@ def _check_scheduling_labels(c: _Checker, labels: Mapping[str, str]) -> None:
                 f"PriorityClass name {why}",
                 name_rules("DNS-1123 subdomain", MAX_LABEL_VALUE),
             )
-    if MODE_LABEL in labels and TIER_LABEL in labels:
-        tier = labels[TIER_LABEL]
-        where = f"metadata.labels[{TIER_LABEL!r}]"
-        if not re.fullmatch(r"[+-]?[0-9]+", tier):
+    tier = labels.get(TIER_LABEL)
+    # KubeRay parses the tier with strconv.Atoi, and only when the mode label is set. A
+    # sign is never in a valid label value, which the label check reports on its own.
+    if MODE_LABEL in labels and tier is not None and label_value_problem(tier) is None:
+        if not tier.isdigit() or not tier.isascii():
             c.bad(
-                where,
+                f"metadata.labels[{TIER_LABEL!r}]",
                 f"failed to convert {TIER_LABEL} label to int: {tier!r} is not an integer",
                 "a whole number such as 1 or 2",
-            )
-        elif not 0 <= int(tier) <= INT32_MAX:
-            c.bad(
-                where,
-                f"{tier!r} is out of range: Volcano's CRD requires highestTierAllowed >= 0",
-                _INT32,
             )
     if MODE_LABEL in labels and labels[MODE_LABEL] not in ("hard", "soft"):
         c.bad(

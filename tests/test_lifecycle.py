@@ -33,6 +33,7 @@ from components.lifecycle import (
     parse_deletion_strategy,
 )
 from components.plan import JobPlan, plan_job
+from components.queues import parse_queue
 from components.settings import JobSettings
 from components.snapshot import ClusterSnapshot, snapshot_from_objects
 from components.spec import parse_rayjob
@@ -893,6 +894,26 @@ def test_spec_change_after_the_finish_starts_a_new_run_on_fresh_objects() -> Non
     assert lc(retry).phase == "retrying" and lc(retry).attempt == 3
     assert retry.submission_id == f"{plan.submission_id}-a2"
     assert res(retry, "record")["data"]["firstAttempt"] == "2"
+
+
+def test_a_declared_queue_stays_declared_in_every_phase() -> None:
+    queue = parse_queue(
+        {
+            "apiVersion": "scheduling.volcano.sh/v1beta1",
+            "kind": "Queue",
+            "metadata": {"name": "kuberay-test-queue"},
+            "spec": {"weight": 1, "capability": {"cpu": "4", "memory": "6Gi"}},
+        },
+        "queue.yaml",
+    )
+    raw = rules_job(("DeleteSelf", "SUCCEEDED", 0))
+    plan = plan_job(parse_rayjob(raw, "rayjob.yaml"), JobSettings(), {queue.name: queue})
+    for name in ("running.yaml", "succeeded.yaml"):
+        decided = decide(plan, facts(snapshot(name)), BEFORE_TTL)
+        assert roles(decided)[0] == "queue"
+        record = decided.resource("record")
+        assert record is not None and record.depends_on == ("Queue/kuberay-test-queue",)
+    assert roles(decided) == ["queue", "record"]  # DeleteSelf: the shared queue stays
 
 
 # --- errors and rendering ----------------------------------------------------------------

@@ -1,0 +1,141 @@
+"""``raygang plan`` on bad input: exit 2, the file and field named on stderr, no traceback.
+
+Every bad fixture runs through ``main()`` in-process (fast); a representative few run as
+real subprocesses (``python -m components plan FILE``), so the module entry point, the
+exit status and the absence of a traceback are checked end to end.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from components.cli import EXIT_INVALID, main
+from tests.test_validate import BAD, GOOD, expectations
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = Path(__file__).resolve().parents[2] / "shared"
+SAMPLES = SHARED / "samples" / "kuberay"
+
+# One of each family: not YAML, not a RayJob, structure, names, quantities, modes, queues,
+# and several problems in one document.
+SUBPROCESS_CASES = [
+    "not-yaml",
+    "no-rayjob",
+    "containers-map",
+    "name-too-long",
+    "quantity-bad",
+    "mode-http",
+    "queue-capability-below-guarantee",
+    "structural-and-semantic",
+]
+
+
+def run(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "components", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+@pytest.mark.parametrize("path", BAD, ids=lambda p: p.stem)
+def test_main_exits_2_naming_file_and_fields(
+    path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["plan", str(path)]) == EXIT_INVALID
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.startswith("raygang: invalid input:\n")
+    assert str(path) in err
+    for where, _ in expectations(path):
+        assert where in err
+    assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("name", SUBPROCESS_CASES)
+def test_command_line_exits_2_without_traceback(name: str) -> None:
+    path = Path("tests") / "fixtures" / "bad" / f"{name}.yaml"
+    result = run("plan", str(path))
+    assert result.returncode == EXIT_INVALID, result.stderr
+    assert result.stdout == ""
+    assert "Traceback" not in result.stderr
+    assert str(path) in result.stderr
+    for where, what in expectations(ROOT / path):
+        assert where in result.stderr
+        assert what in result.stderr
+
+
+def test_command_line_reports_every_file(tmp_path: Path) -> None:
+    bad = [ROOT / "tests" / "fixtures" / "bad" / f"{n}.yaml" for n in SUBPROCESS_CASES]
+    result = run("plan", *map(str, bad), "--format", "json")
+    assert result.returncode == EXIT_INVALID
+    lines = result.stderr.splitlines()[1:]
+    # Problems follow the order of the files on the command line.
+    firsts = [next(i for i, line in enumerate(lines) if str(p) in line) for p in bad]
+    assert firsts == sorted(firsts)
+
+
+@pytest.mark.parametrize("path", GOOD, ids=lambda p: p.stem)
+@pytest.mark.parametrize("fmt", ["table", "json", "yaml"])
+def test_good_fixtures_plan(path: Path, fmt: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["plan", str(path), "--format", fmt]) == 0
+    out, err = capsys.readouterr()
+    assert out and not err
+
+
+def test_an_unknown_kind_beside_a_job_is_a_note(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    job = (ROOT / "tests" / "fixtures" / "good" / "interactive.yaml").read_text()
+    config_map = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: code\n"
+    path = tmp_path / "job.yaml"
+    path.write_text(job + "---\n" + config_map)
+    assert main(["plan", str(path)]) == 0
+    out, _ = capsys.readouterr()
+    assert f"note: {path} (document 2): v1 ConfigMap code ignored" in out
+
+
+def test_a_missing_file_exits_2(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    assert main(["plan", str(tmp_path / "nope.yaml")]) == EXIT_INVALID
+    assert "cannot be read" in capsys.readouterr().err
+
+
+def _sample(name: str) -> Path:
+    path = SAMPLES / name
+    if not path.is_file():
+        pytest.skip(f"{path} is absent: the shared KubeRay samples are not checked out here")
+    return path
+
+
+@pytest.mark.parametrize(
+    ("name", "where", "what"),
+    [
+        ("ray-job.use-existing-raycluster.yaml", "spec.clusterSelector", "gang scheduling"),
+        ("ray-job.kueue-toy-sample.yaml", "metadata.name", "generateName"),
+        ("ray-job.pytorch-distributed-training.yaml", "metadata.name", "generateName"),
+    ],
+)
+def test_unsupported_samples_are_refused(name: str, where: str, what: str) -> None:
+    result = run("plan", str(_sample(name)))
+    assert result.returncode == EXIT_INVALID
+    assert f"{where}: " in result.stderr and what in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_an_http_mode_sample_is_refused(tmp_path: Path) -> None:
+    # KubeRay's samples only mention HTTPMode in comments; switch one on.
+    text = _sample("ray-job.sample.yaml").read_text()
+    path = tmp_path / "http.yaml"
+    path.write_text(text.replace("spec:\n", "spec:\n  submissionMode: HTTPMode\n", 1))
+    result = run("plan", str(path))
+    assert result.returncode == EXIT_INVALID
+    assert "spec.submissionMode: HTTPMode submits from inside the KubeRay operator" in (
+        result.stderr
+    )
