@@ -41,6 +41,8 @@ def main() -> None:
         plan = plan_everything(docs, settings, base=here, snapshot=snapshot)
     except SpecError as exc:
         raise pulumi.RunError(f"raygang: invalid input:\n{exc}") from None
+    except RuntimeError as exc:  # live facts without the kubernetes client or credentials
+        raise pulumi.RunError(f"raygang: cannot read the cluster's state: {exc}") from None
 
     for note in plan.ignored:
         pulumi.log.info(note)

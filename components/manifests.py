@@ -178,7 +178,9 @@ def raycluster_manifest(
         containers = head_spec.get("containers")
         if isinstance(containers, list):
             containers.append(
-                submitter.sidecar_container(spec=item.raw_spec(), submission_id=submission_id)
+                submitter.sidecar_container(
+                    spec=item.raw_spec(), submission_id=submission_id, job_name=item.name
+                )
             )
         head_spec["restartPolicy"] = "Never"
         annotations["ray.io/disable-provisioned-head-restart"] = "true"
@@ -219,6 +221,7 @@ def submitter_job_manifest(
         submission_id=submission_id,
         dashboard_address=dashboard_address,
         labels=labels,
+        fail_on_job_failure=settings.fail_on_job_failure,
     )
     _add_pod_metadata(_mapping(_mapping(job, "spec"), "template"), item, SUBMITTER_GROUP)
     annotations = _mapping(_mapping(job, "metadata"), "annotations")

@@ -29,6 +29,7 @@ __all__ = [
 
 ACCOUNTING_ANNOTATION = "raygang.dev/accounting"
 WAIT_ANNOTATION = "raygang.dev/wait-for-completion"
+FAIL_ANNOTATION = "raygang.dev/fail-on-job-failure"
 
 KEYS = (
     "manifests",
@@ -43,6 +44,7 @@ KEYS = (
     "clusterSnapshot",
     "nodeShapes",
     "liveFacts",
+    "failOnJobFailure",
     "now",
 )
 
@@ -57,6 +59,7 @@ class JobSettings(BaseModel):
     wait_for_completion: bool = False
     completion_timeout_seconds: int = Field(default=3600, gt=0)
     cluster_ready_timeout_seconds: int = Field(default=900, gt=0)
+    fail_on_job_failure: bool = False
 
 
 class StackSettings(BaseModel):
@@ -78,6 +81,7 @@ class StackSettings(BaseModel):
     cluster_snapshot: str | None = Field(default=None, alias="clusterSnapshot")
     node_shapes: list[dict[str, Any]] = Field(default_factory=list, alias="nodeShapes")
     live_facts: bool = Field(default=False, alias="liveFacts")
+    fail_on_job_failure: bool = Field(default=False, alias="failOnJobFailure")
     now: str | None = None
 
     def defaults(self) -> JobSettings:
@@ -88,6 +92,7 @@ class StackSettings(BaseModel):
             wait_for_completion=self.wait_for_completion,
             completion_timeout_seconds=self.completion_timeout_seconds,
             cluster_ready_timeout_seconds=self.cluster_ready_timeout_seconds,
+            fail_on_job_failure=self.fail_on_job_failure,
         )
 
 
@@ -112,19 +117,24 @@ def job_settings(base: JobSettings, annotations: Mapping[str, str], source: str)
                     "effective or kuberay",
                 )
             )
-    if WAIT_ANNOTATION in annotations:
-        value = annotations[WAIT_ANNOTATION]
+    for key, field_name in (
+        (WAIT_ANNOTATION, "wait_for_completion"),
+        (FAIL_ANNOTATION, "fail_on_job_failure"),
+    ):
+        if key not in annotations:
+            continue
+        value = annotations[key]
         if value.lower() not in ("true", "false"):
             problems.append(
                 Problem(
                     source,
-                    f"metadata.annotations[{WAIT_ANNOTATION!r}]",
+                    f"metadata.annotations[{key!r}]",
                     f"{value!r} is not a boolean",
                     '"true" or "false"',
                 )
             )
         else:
-            changes["wait_for_completion"] = value.lower() == "true"
+            changes[field_name] = value.lower() == "true"
     if problems:
         raise SpecError(problems)
     return base.model_copy(update=changes)

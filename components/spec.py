@@ -30,14 +30,20 @@ from components.quantity import Quantity, QuantityError
 
 __all__ = [
     "INT32_MAX",
+    "Affinity",
     "AutoscalerOptions",
     "Container",
     "ContainerPort",
     "EnvVar",
     "HeadGroupSpec",
+    "NodeAffinity",
+    "NodeSelector",
+    "NodeSelectorRequirement",
+    "NodeSelectorTerm",
     "ObjectMeta",
     "PodSpec",
     "PodTemplate",
+    "PreferredSchedulingTerm",
     "RayClusterSpec",
     "RayJob",
     "RayJobInput",
@@ -45,6 +51,7 @@ __all__ = [
     "ResourceRequirements",
     "SubmissionMode",
     "SubmitterConfig",
+    "Toleration",
     "WorkerGroupSpec",
     "parse_rayjob",
     "problems_from_validation_error",
@@ -122,6 +129,63 @@ class ContainerPort(_Model):
 
     container_port: int
     name: str | None = None
+    host_port: int | None = None
+    protocol: str | None = None
+
+
+class Toleration(_Model):
+    """One ``tolerations`` entry (preflight matches them against node taints)."""
+
+    key: str | None = None
+    operator: str | None = None
+    value: str | None = None
+    effect: str | None = None
+    toleration_seconds: int | None = None
+
+
+class NodeSelectorRequirement(_Model):
+    """A ``matchExpressions`` / ``matchFields`` entry of a node selector term."""
+
+    key: str
+    operator: str
+    values: list[str] | None = None
+
+
+class NodeSelectorTerm(_Model):
+    """One term of a required or preferred node affinity."""
+
+    match_expressions: list[NodeSelectorRequirement] | None = None
+    match_fields: list[NodeSelectorRequirement] | None = None
+
+
+class NodeSelector(_Model):
+    """``requiredDuringSchedulingIgnoredDuringExecution`` of a node affinity."""
+
+    node_selector_terms: list[NodeSelectorTerm]
+
+
+class PreferredSchedulingTerm(_Model):
+    """A weighted preferred node affinity term."""
+
+    weight: int
+    preference: NodeSelectorTerm
+
+
+class NodeAffinity(_Model):
+    """``affinity.nodeAffinity``."""
+
+    required_during_scheduling_ignored_during_execution: NodeSelector | None = None
+    preferred_during_scheduling_ignored_during_execution: (
+        list[PreferredSchedulingTerm] | None
+    ) = None
+
+
+class Affinity(_Model):
+    """``affinity`` of a pod: node affinity is read; pod (anti-)affinity only typed."""
+
+    node_affinity: NodeAffinity | None = None
+    pod_affinity: dict[str, Any] | None = None
+    pod_anti_affinity: dict[str, Any] | None = None
 
 
 class Container(_Model):
@@ -133,6 +197,8 @@ class Container(_Model):
     args: list[str] | None = None
     env: list[EnvVar] | None = None
     ports: list[ContainerPort] | None = None
+    volume_mounts: list[dict[str, Any]] | None = None
+    env_from: list[dict[str, Any]] | None = None
     resources: ResourceRequirements = Field(default_factory=ResourceRequirements)
     # Only init containers use it: "Always" makes a native sidecar (KEP-753).
     restart_policy: str | None = None
@@ -148,6 +214,16 @@ class PodSpec(_Model):
     resources: ResourceRequirements | None = None
     restart_policy: str | None = None
     scheduler_name: str | None = None
+    # Typed so that a value of the wrong shape (`tolerations: 1`) is refused here, as the
+    # API server would refuse it, instead of reaching the preflight's placement model.
+    node_selector: dict[str, str] | None = None
+    tolerations: list[Toleration] | None = None
+    affinity: Affinity | None = None
+    topology_spread_constraints: list[dict[str, Any]] | None = None
+    scheduling_gates: list[dict[str, Any]] | None = None
+    volumes: list[dict[str, Any]] | None = None
+    service_account_name: str | None = None
+    priority_class_name: str | None = None
 
 
 class PodTemplate(_Model):

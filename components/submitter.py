@@ -950,6 +950,7 @@ def build_submit_command(
     entrypoint_resources: str | None = None,
     ray_version: str | None = None,
     sidecar_restart: bool = False,
+    fail_on_job_failure: bool = False,
 ) -> list[str]:
     """The submitter's shell command as tokens, as KubeRay's ``BuildJobSubmitCommand``.
 
@@ -983,6 +984,11 @@ def build_submit_command(
         entrypoint_resources: ``spec.entrypointResources``, a JSON string passed through.
         ray_version: ``spec.rayClusterSpec.rayVersion``; metadata needs >= 2.6.0.
         sidecar_restart: SidecarMode as with KubeRay's ``SidecarSubmitterRestart`` gate.
+        fail_on_job_failure: (K8sJobMode, beyond KubeRay) end with a status check that
+            exits non-zero unless the Ray job SUCCEEDED. ``ray job logs --follow`` exits 0
+            whatever the job's outcome; KubeRay learns the outcome by polling the dashboard
+            from its operator, which raygang does not run, so without this check the
+            submitter Job reports a failed Ray job as Complete.
 
     Returns:
         The tokens; ``" ".join`` them (:func:`submit_shell`) for the container's ``args[0]``.
@@ -1052,7 +1058,22 @@ def build_submit_command(
     tokens += ["--", command, ";"]
     if guarded:
         tokens += ["fi", ";", "ray", "job", "logs", "--address", http_address, "--follow", job_id]
+        if fail_on_job_failure:
+            tokens += [
+                ";",
+                "python",
+                "-c",
+                _STATUS_CHECK.format(address=http_address, job_id=job_id),
+            ]
     return tokens
+
+
+# The address and ID are validated plain tokens (no quotes), so they sit safely inside.
+_STATUS_CHECK = (
+    '"import sys; from ray.job_submission import JobSubmissionClient, JobStatus; '
+    "sys.exit(0 if JobSubmissionClient('{address}').get_job_status('{job_id}') == "
+    'JobStatus.SUCCEEDED else 1)"'
+)
 
 
 def submit_shell(tokens: list[str]) -> str:
@@ -1154,7 +1175,13 @@ def _configure_container(
 
 
 def _submit_tokens(
-    *, mode: str, spec: Mapping[str, Any], submission_id: str, address: str, sidecar_restart: bool
+    *,
+    mode: str,
+    spec: Mapping[str, Any],
+    submission_id: str,
+    address: str,
+    sidecar_restart: bool,
+    fail_on_job_failure: bool = False,
 ) -> list[str]:
     cluster = _get_mapping(spec, "rayClusterSpec", "spec")
     ray_version = cluster.get("rayVersion")
@@ -1175,6 +1202,7 @@ def _submit_tokens(
         entrypoint_resources=resources if isinstance(resources, str) else None,
         ray_version=ray_version if isinstance(ray_version, str) else None,
         sidecar_restart=sidecar_restart,
+        fail_on_job_failure=fail_on_job_failure,
     )
 
 
@@ -1190,6 +1218,7 @@ def submitter_pod_template(
     submission_id: str,
     dashboard_address: str,
     labels: Mapping[str, str],
+    fail_on_job_failure: bool = False,
 ) -> dict[str, Any]:
     """The submitter Job's pod template (KubeRay ``getSubmitterTemplate``, K8sJobMode).
 
@@ -1213,6 +1242,7 @@ def submitter_pod_template(
         dashboard_address: from :func:`dashboard_url` (no scheme).
         labels: extra pod labels (e.g. Volcano queue); they override the template's own, and
             the ``ray.io/originated-from-*`` and ``created-by`` labels override both.
+        fail_on_job_failure: see :func:`build_submit_command`.
 
     Returns:
         A ``PodTemplateSpec`` dict.
@@ -1245,6 +1275,7 @@ def submitter_pod_template(
         submission_id=submission_id,
         address=dashboard_address,
         sidecar_restart=False,
+        fail_on_job_failure=fail_on_job_failure,
     )
     _configure_container(
         template["spec"]["containers"][0],
@@ -1271,6 +1302,7 @@ def submitter_job(
     submission_id: str,
     dashboard_address: str,
     labels: Mapping[str, str],
+    fail_on_job_failure: bool = False,
 ) -> dict[str, Any]:
     """The batch/v1 submitter Job (KubeRay ``createNewK8sJob``), without owner references.
 
@@ -1287,6 +1319,7 @@ def submitter_job(
         submission_id: from :func:`submission_id`.
         dashboard_address: from :func:`dashboard_url`.
         labels: extra pod-template labels, see :func:`submitter_pod_template`.
+        fail_on_job_failure: see :func:`build_submit_command`.
 
     Returns:
         A Job manifest dict.
@@ -1309,6 +1342,7 @@ def submitter_job(
         submission_id=submission_id,
         dashboard_address=dashboard_address,
         labels=labels,
+        fail_on_job_failure=fail_on_job_failure,
     )
     return {
         "apiVersion": "batch/v1",

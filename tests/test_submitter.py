@@ -933,7 +933,7 @@ def bash_words(words: list[str]) -> list[str]:
 
 
 shell_text = st.text(
-    alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), max_size=40
+    alphabet=st.characters(exclude_categories=["Cs"], exclude_characters="\x00"), max_size=40
 )
 
 
@@ -967,3 +967,28 @@ def test_metadata_json_survives_bash(metadata: dict[str, str]) -> None:
     assert json.loads(text) == metadata
     (word,) = bash_words([text])
     assert json.loads(word) == metadata
+
+
+class TestFailOnJobFailure:
+    def test_off_by_default_keeps_kuberay_tokens(self) -> None:
+        base = build_submit_command(
+            mode="K8sJobMode", address="test-url", submission_id="test-job-id", entrypoint="echo hi"
+        )
+        assert base[-1] == "test-job-id"
+        assert "JobSubmissionClient" not in submit_shell(base)
+
+    def test_on_appends_a_status_check_after_the_logs(self) -> None:
+        tokens = build_submit_command(
+            mode="K8sJobMode",
+            address="test-url",
+            submission_id="test-job-id",
+            entrypoint="echo hi",
+            fail_on_job_failure=True,
+        )
+        shell = submit_shell(tokens)
+        assert shell.endswith(
+            "ray job logs --address http://test-url --follow test-job-id ; python -c "
+            '"import sys; from ray.job_submission import JobSubmissionClient, JobStatus; '
+            "sys.exit(0 if JobSubmissionClient('http://test-url').get_job_status('test-job-id')"
+            ' == JobStatus.SUCCEEDED else 1)"'
+        )

@@ -192,7 +192,14 @@ def _spec(entrypoint: str, **extra: Any) -> dict[str, Any]:
     return spec
 
 
-def _run_pod(head: RayHead, job_name: str, spec: dict[str, Any]) -> tuple[str, str]:
+def _run_pod(
+    head: RayHead,
+    job_name: str,
+    spec: dict[str, Any],
+    *,
+    fail_on_job_failure: bool = False,
+    expect_exit: int = 0,
+) -> tuple[str, str]:
     """Render the submitter Job and run its container's command as the pod would.
 
     Returns:
@@ -206,6 +213,7 @@ def _run_pod(head: RayHead, job_name: str, spec: dict[str, Any]) -> tuple[str, s
         submission_id=sid,
         dashboard_address=head.address,
         labels={},
+        fail_on_job_failure=fail_on_job_failure,
     )
     container = job["spec"]["template"]["spec"]["containers"][0]
     env = dict(head.env)
@@ -219,7 +227,7 @@ def _run_pod(head: RayHead, job_name: str, spec: dict[str, Any]) -> tuple[str, s
         text=True,
         timeout=TIMEOUT,
     )
-    assert result.returncode == 0, result.stdout
+    assert result.returncode == expect_exit, result.stdout
     return sid, result.stdout
 
 
@@ -323,6 +331,22 @@ def test_a_failed_ray_job_still_exits_zero_like_kuberay(ray_head: RayHead) -> No
     assert _status(ray_head, sid).startswith("FAILED")
     _run_pod(ray_head, "fails", spec)
     assert len(_jobs_with_id(ray_head, sid)) == 1
+
+
+def test_fail_on_job_failure_makes_the_pod_fail_and_retries_do_not_resubmit(
+    ray_head: RayHead,
+) -> None:
+    # With raygang:failOnJobFailure the pod exits non-zero for a failed Ray job, so the Job
+    # retries the pod (backoffLimit) and finally reports Failed; every retry follows the
+    # same Ray job instead of submitting it again.
+    spec = _spec("python -c \"import sys; print('about-to-fail'); sys.exit(3)\"")
+    sid, output = _run_pod(ray_head, "strict-fails", spec, fail_on_job_failure=True, expect_exit=1)
+    assert "about-to-fail" in output.splitlines()
+    _run_pod(ray_head, "strict-fails", spec, fail_on_job_failure=True, expect_exit=1)
+    assert len(_jobs_with_id(ray_head, sid)) == 1
+    ok = _spec("python -c \"print('fine')\"")
+    sid_ok, _ = _run_pod(ray_head, "strict-ok", ok, fail_on_job_failure=True, expect_exit=0)
+    assert _status(ray_head, sid_ok) == "SUCCEEDED"
 
 
 def test_sidecar_mode_command_submits_and_waits(ray_head: RayHead) -> None:
