@@ -46,16 +46,18 @@ def main() -> None:
 
     for note in plan.ignored:
         pulumi.log.info(note)
-    stuck = [j for j in plan.jobs if j.preflight is not None and j.preflight.never_admitted]
-    for job in stuck:
-        message = (
-            f"raygang: {job.namespace}/{job.name} can never be admitted as declared:\n  "
-            + "\n  ".join(job.preflight.reasons)
-        )
-        if settings.preflight == "error":
-            raise pulumi.RunError(message + "\n(set raygang:preflight: warn to apply anyway)")
-        if settings.preflight == "warn":
-            pulumi.log.warn(message)
+    for job in plan.jobs:
+        result = job.preflight
+        if result is None or settings.preflight == "off" or result.verdict != "stuck":
+            continue
+        reasons = "\n  ".join(result.reasons)
+        name = f"{job.namespace}/{job.name}"
+        if result.never_admitted and settings.preflight == "error":
+            raise pulumi.RunError(
+                f"raygang: {name} can never be admitted as declared:\n  {reasons}\n"
+                "(set raygang:preflight: warn to apply anyway)"
+            )
+        pulumi.log.warn(f"raygang: preflight says {name} is stuck:\n  {reasons}")
     queues = {q.name: VolcanoQueue(q.name, q) for q in plan.queues}
     for job in plan.jobs:
         key = f"{job.namespace}/{job.name}"

@@ -209,16 +209,20 @@ class PlanningResult:
         }
 
 
-def _snapshot_sizes(sizes: Sequence[int]) -> list[int]:
-    # Preflight can be slow enough that the budget stops the series early; a second small
-    # size (twice the first) still gives it a growth exponent.
-    return sorted({*sizes, 2 * sizes[0]}) if sizes else []
+def _predict(row: PlanSeries, n: int) -> float:
+    """Seconds ``n`` jobs should take, from the sizes measured so far.
+
+    With one point the growth is assumed to be N^1.5 (preflight can be super-linear);
+    with more, the fitted exponent (at least 1).
+    """
+    exponent = 1.5 if len(row.sizes) < 2 else max(1.0, fit_exponent(row.sizes, row.seconds))
+    growth: float = (n / row.sizes[-1]) ** exponent
+    return row.seconds[-1] * growth
 
 
 def _run_series(
     row: PlanSeries,
     sizes: Sequence[int],
-    repeat: int,
     budget: float,
     measure: Callable[[int], tuple[float, int]],
 ) -> None:
@@ -226,8 +230,7 @@ def _run_series(
     spent = 0.0
     for n in sizes:
         if row.seconds:
-            per_job = row.seconds[-1] / row.sizes[-1]
-            predicted = per_job * n
+            predicted = _predict(row, n)
             if spent + predicted > budget:
                 row.skipped_sizes.append(n)
                 row.notes.append(
@@ -246,6 +249,7 @@ def _run_series(
 
 def run_planning(
     sizes: Sequence[int],
+    snapshot_sizes: Sequence[int],
     repeat: int,
     nodes: int = 500,
     budget: float = 150.0,
@@ -254,7 +258,9 @@ def run_planning(
     """Time the planner for every size and accounting, without and with a snapshot.
 
     Args:
-        sizes: job counts, ascending.
+        sizes: job counts without a snapshot, ascending.
+        snapshot_sizes: job counts with the snapshot, ascending (preflight is slower, so
+            these start smaller).
         repeat: best of how many runs.
         nodes: Nodes in the cluster snapshot.
         budget: seconds a snapshot (preflight) series may take; larger sizes are skipped.
@@ -265,7 +271,7 @@ def run_planning(
     start = time.perf_counter()
     snapshot = snapshot_from_objects(objects, "bench snapshot")
     build = time.perf_counter() - start
-    all_sizes = sorted({*sizes, *_snapshot_sizes(sizes)})
+    all_sizes = sorted({*sizes, *snapshot_sizes})
     docs_by_size = {n: make_documents(n, seed) for n in all_sizes}
     series: list[PlanSeries] = []
     for with_snapshot in (False, True):
@@ -291,9 +297,9 @@ def run_planning(
                 return seconds, planned
 
             if with_snapshot:
-                _run_series(row, _snapshot_sizes(sizes), repeat, budget, measure)
+                _run_series(row, snapshot_sizes, budget, measure)
             else:
-                _run_series(row, sizes, repeat, float("inf"), measure)
+                _run_series(row, sizes, float("inf"), measure)
     return PlanningResult(description, series, nodes, len(snapshot.objects), build)
 
 

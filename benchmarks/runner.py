@@ -41,6 +41,7 @@ class Config:
     quick: bool
     repeat: int
     plan_sizes: tuple[int, ...]
+    snapshot_sizes: tuple[int, ...]
     pulumi_sizes: tuple[int, ...]
     memory_jobs: int
     nodes: int
@@ -52,15 +53,28 @@ class Config:
     def from_args(cls, args: argparse.Namespace) -> Config:
         """The full run, or the ``--quick`` one; explicit options override either."""
         if args.quick:
-            base = cls(True, 1, (4, 12), (2, 6), 12, 20, 20.0, 2000, True)
+            base = cls(True, 1, (5, 10), (5, 10), (2, 6), 10, 20, 20.0, 2000, True)
         else:
-            base = cls(False, 3, (10, 100, 1000), (10, 100, 300), 1000, 500, 150.0, 20000, True)
+            base = cls(
+                False,
+                3,
+                (10, 100, 1000),
+                (5, 10, 20, 100, 1000),
+                (10, 100, 300),
+                1000,
+                500,
+                150.0,
+                20000,
+                True,
+            )
         changes: dict[str, Any] = {}
         if args.repeat is not None:
             changes["repeat"] = args.repeat
         if args.plan_sizes:
             changes["plan_sizes"] = tuple(sorted(args.plan_sizes))
             changes["memory_jobs"] = max(args.plan_sizes)
+        if args.snapshot_sizes:
+            changes["snapshot_sizes"] = tuple(sorted(args.snapshot_sizes))
         if args.pulumi_sizes:
             changes["pulumi_sizes"] = tuple(sorted(args.pulumi_sizes))
         if args.nodes is not None:
@@ -153,7 +167,7 @@ class Printer:
 
 
 def _quantity_section(p: Printer, config: Config) -> tuple[QuantityResult, Target]:
-    result = run_quantities(config.quantity_inputs, max(config.repeat, 3))
+    result = run_quantities(config.quantity_inputs, max(config.repeat, 5))
     p.line("[quantity] components.quantity.Quantity.parse vs lightkube parse_quantity")
     if result.skipped:
         p.line(f"  {result.skipped}")
@@ -171,6 +185,15 @@ def _quantity_section(p: Printer, config: Config) -> tuple[QuantityResult, Targe
                     f"{result.ours_parse * 1e6:.2f} µs/op",
                     f"{result.theirs_parse * 1e6:.2f} µs/op",
                     _ratio(result.parse_ratio),
+                ],
+                *[
+                    [
+                        f"  {form} ({count})",
+                        f"{ours * 1e6:.2f} µs/op",
+                        f"{theirs * 1e6:.2f} µs/op",
+                        _ratio(ours / theirs),
+                    ]
+                    for form, (count, ours, theirs) in result.by_form.items()
                 ],
                 [
                     "sum",
@@ -192,7 +215,11 @@ def _quantity_section(p: Printer, config: Config) -> tuple[QuantityResult, Targe
 
 def _planning_section(p: Printer, config: Config) -> tuple[PlanningResult, Target]:
     result = run_planning(
-        config.plan_sizes, config.repeat, nodes=config.nodes, budget=config.preflight_budget
+        config.plan_sizes,
+        config.snapshot_sizes,
+        config.repeat,
+        nodes=config.nodes,
+        budget=config.preflight_budget,
     )
     p.line(f"[planning] load_documents + {result.planner} + render_json, time per job")
     p.line(
@@ -329,6 +356,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--json", type=Path, metavar="FILE", help="also write results as JSON")
     parser.add_argument("--repeat", type=int, help="best of K runs (default 3, quick 1)")
     parser.add_argument("--plan-sizes", type=int, nargs="+", metavar="N", help="job counts")
+    parser.add_argument(
+        "--snapshot-sizes", type=int, nargs="+", metavar="N", help="job counts with a snapshot"
+    )
     parser.add_argument("--pulumi-sizes", type=int, nargs="+", metavar="N", help="job counts")
     parser.add_argument("--nodes", type=int, help="Nodes in the snapshot (default 500)")
     parser.add_argument(
@@ -358,7 +388,8 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     )
     p.line(
         f"runs: best of {config.repeat} (a run over {LONG_RUN_SECONDS:.0f} s is not repeated); "
-        f"plan sizes {list(config.plan_sizes)}, Pulumi sizes {list(config.pulumi_sizes)}"
+        f"plan sizes {list(config.plan_sizes)} (with snapshot {list(config.snapshot_sizes)}), "
+        f"Pulumi sizes {list(config.pulumi_sizes)}"
     )
     p.line()
 

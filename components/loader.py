@@ -274,14 +274,16 @@ def load_documents(docs: Iterable[tuple[str, object]]) -> Documents:
     ignored: list[str] = []
     problems: list[Problem] = []
     for source, doc in docs:
-        not_json = _json_problems(doc, source)
+        what = _classify(doc)
+        # Documents raygang ignores are not sent anywhere: only its own must be JSON.
+        not_json = _json_problems(doc, source) if what != "other" else []
         if not_json:
             # Checking a document the API server could not even receive would report the
             # same values again under other names; these come first.
             problems.extend(not_json)
             continue
         try:
-            _load_one(_classify(doc), doc, source, jobs, queues, ignored)
+            _load_one(what, doc, source, jobs, queues, ignored)
         except SpecError as exc:
             problems.extend(exc.problems)
     seen: dict[tuple[str, str], str] = {}

@@ -37,11 +37,20 @@ Decisions worth knowing:
   task order (creation time, then pod UID) is not known in advance. Placement is
   simulated head first and head last; when the two disagree, or only a tighter packing
   succeeds, the check says so (``warn``) and the verdict is ``unknown``.
+* **Other gangs of the snapshot**: this job's PodGroup does not exist yet and the
+  scheduler runs every second, so Pending PodGroups that pass the enqueue gate now are
+  counted as admitted before it, and the pending pods of admitted gangs are placed
+  before its own. This job's own PodGroup and pods (from an earlier ``up``) are left
+  out: the gang is judged as if created anew.
+* **What a snapshot lacks** is unknown, not empty: no Node objects skips the resource
+  checks, no Queue objects skips the queue check (``default`` always exists: the
+  scheduler creates it). PodGroups and Pods absent are taken as none.
 * ``never_admitted`` is True only when waiting cannot help: the queue is missing or not
   Open (the webhook refuses the PodGroup), ``minResources`` exceeds what the queue can
   ever hold (capability, cluster size, other queues' guarantees), a pod fits no node
-  even when the node is empty, or a worker group has more pods than the empty cluster
-  can hold at all.
+  even when the node is empty (cordons and node lifecycle taints aside), or a worker
+  group has more pods than the empty cluster can hold at all.
+* Jobs of more than 5000 pods are not simulated pod by pod (placement is skipped).
 
 Not modelled (the checks say ``warn`` where they would matter): network topology and
 subGroupPolicy, inter-pod affinity, host ports, volumes and zones, topology spread, DRA,
@@ -53,6 +62,7 @@ we pick by name).
 
 from __future__ import annotations
 
+import heapq
 import math
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -252,8 +262,11 @@ def parse_node_shapes(raw: object, source: str = "raygang:nodeShapes") -> tuple[
 
 # --- Resources in Volcano's units ---------------------------------------------------------
 
-Res = dict[str, Fraction]
-_ZERO = Fraction(0)
+# Amounts are exact: integers straight from quantities (milli-cpu, bytes...), fractions
+# only where Volcano multiplies (the overcommit factor, proportion's water-filling).
+Num = int | Fraction
+Res = dict[str, Num]
+_ZERO: Num = 0
 # Volcano's ``minResource``: values closer than this count as equal in LessEqual.
 _EPSILON = Fraction(1, 10)
 
@@ -288,15 +301,15 @@ def _res(resources: Mapping[str, Quantity]) -> Res:
     for name, quantity in resources.items():
         value = _unit(name, quantity)
         if value is not None:
-            out[name] = out.get(name, _ZERO) + value
+            out[name] = out.get(name, 0) + value
     return out
 
 
-def _get(res: Mapping[str, Fraction], name: str) -> Fraction:
+def _get(res: Mapping[str, Num], name: str) -> Num:
     return res.get(name, _ZERO)
 
 
-def _add(*items: Mapping[str, Fraction]) -> Res:
+def _add(*items: Mapping[str, Num]) -> Res:
     out: Res = {}
     for res in items:
         for name, value in res.items():
@@ -304,14 +317,14 @@ def _add(*items: Mapping[str, Fraction]) -> Res:
     return out
 
 
-def _sub(left: Mapping[str, Fraction], right: Mapping[str, Fraction]) -> Res:
+def _sub(left: Mapping[str, Num], right: Mapping[str, Num]) -> Res:
     out = dict(left)
     for name, value in right.items():
         out[name] = out.get(name, _ZERO) - value
     return out
 
 
-def _exceeded(left: Mapping[str, Fraction], right: Mapping[str, Fraction]) -> Res:
+def _exceeded(left: Mapping[str, Num], right: Mapping[str, Num]) -> Res:
     """Volcano's ``ExceededPart``: per name ``max(0, left - right)``, missing = 0."""
     out: Res = {}
     for name in {*left, *right}:
@@ -321,15 +334,18 @@ def _exceeded(left: Mapping[str, Fraction], right: Mapping[str, Fraction]) -> Re
     return out
 
 
-def _scale(res: Mapping[str, Fraction], factor: Fraction) -> Res:
+def _scale(res: Mapping[str, Num], factor: Num) -> Res:
     return {name: value * factor for name, value in res.items()}
 
 
-def _le(left: Fraction, right: Fraction) -> bool:
-    return left < right or abs(left - right) < _EPSILON
+def _le(left: Num, right: Num) -> bool:
+    """Volcano's ``l < r or |l - r| < 0.1``, i.e. ``l - r < 0.1``."""
+    if type(left) is int and type(right) is int:
+        return left <= right  # integers closer than 0.1 are equal
+    return left - right < _EPSILON
 
 
-def _short_on_node(request: Mapping[str, Fraction], free: Mapping[str, Fraction]) -> list[str]:
+def _short_on_node(request: Mapping[str, Num], free: Mapping[str, Num]) -> list[str]:
     """``LessEqualWithResourcesName(Zero)``: cpu, memory, then every scalar of the request.
 
     Go visits scalars in map order (random); they are sorted here so messages are stable.
@@ -340,13 +356,13 @@ def _short_on_node(request: Mapping[str, Fraction], free: Mapping[str, Fraction]
     return short
 
 
-def _fits(request: Mapping[str, Fraction], free: Mapping[str, Fraction]) -> bool:
+def _fits(request: Mapping[str, Num], free: Mapping[str, Num]) -> bool:
     """``LessEqual(Zero)`` with Volcano's 0.1 tolerance."""
     return not _short_on_node(request, free)
 
 
 def _insufficient(
-    total: Mapping[str, Fraction], limit: Mapping[str, Fraction], request: Mapping[str, Fraction]
+    total: Mapping[str, Num], limit: Mapping[str, Num], request: Mapping[str, Num]
 ) -> list[str]:
     """``LessEqualWithDimensionAndResourcesName``: only names the request asks for, strict.
 
@@ -357,7 +373,7 @@ def _insufficient(
     return [n for n in names if _get(total, n) > _get(limit, n)]
 
 
-def _inqueue_resource(min_raw: Mapping[str, Quantity], allocated: Mapping[str, Fraction]) -> Res:
+def _inqueue_resource(min_raw: Mapping[str, Quantity], allocated: Mapping[str, Num]) -> Res:
     """Volcano's ``GetInqueueResource``: what a gang still reserves beyond its allocation.
 
     Only names listed in ``minResources`` count; ``ephemeral-storage`` and other
@@ -376,10 +392,10 @@ def _inqueue_resource(min_raw: Mapping[str, Quantity], allocated: Mapping[str, F
     return out
 
 
-def _bytes(value: Fraction) -> str:
+def _bytes(value: Num) -> str:
     whole = math.ceil(value)
     if whole < 0:
-        return "-" + _bytes(Fraction(-whole))
+        return "-" + _bytes(-whole)
     binary = Quantity.from_value(whole, Format.BINARY_SI).canonical()
     decimal = Quantity.from_value(whole, Format.DECIMAL_SI).canonical()
     if not binary.isdigit() or not decimal.isdigit() or whole < 1024:
@@ -391,32 +407,35 @@ def _bytes(value: Fraction) -> str:
     return f"~{tenths // 10}.{tenths % 10}{suffix}"
 
 
-def _round_up(name: str, value: Fraction) -> Fraction:
-    """Round an amount to what a node can offer: whole extended resources, milli-cpu, bytes."""
-    if name == "cpu":
-        return Fraction(math.ceil(value))
-    if name in ("memory", "pods"):
-        return Fraction(math.ceil(value))
-    return Fraction(math.ceil(value / 1000) * 1000)
+def _ceil_div(numerator: Num, denominator: Num) -> int:
+    """Exact ``ceil(numerator / denominator)``, without going through floats."""
+    return math.ceil(Fraction(numerator) / denominator)
 
 
-def _show(name: str, value: Fraction) -> str:
+def _round_up(name: str, value: Num) -> int:
+    """Round an amount to what a node can offer: milli-cpu, bytes, whole extended resources."""
+    if name in ("cpu", "memory", "pods", "ephemeral-storage"):
+        return math.ceil(value)
+    return _ceil_div(value, 1000) * 1000
+
+
+def _show(name: str, value: Num) -> str:
     """A Volcano-unit amount as the quantity a user writes (``500m``, ``12Gi``, ``8``)."""
     if name == "memory":
         return _bytes(value)
     if name == "ephemeral-storage":
-        return _bytes(value / 1000)
+        return _bytes(Fraction(value) / 1000)
     if name == "pods":
         return str(math.ceil(value))
     return str(Quantity.from_value(Fraction(math.ceil(value), 1000)))
 
 
-def _show_res(res: Mapping[str, Fraction], names: Iterable[str] | None = None) -> str:
+def _show_res(res: Mapping[str, Num], names: Iterable[str] | None = None) -> str:
     keys = list(names) if names is not None else _ordered(res)
     return ", ".join(f"{n} {_show(n, _get(res, n))}" for n in keys) or "nothing"
 
 
-def _asked(res: Mapping[str, Fraction]) -> list[str]:
+def _asked(res: Mapping[str, Num]) -> list[str]:
     """The names a request asks for, in display order, ``pods`` left out."""
     return [n for n in _ordered(res) if n != "pods" and res[n] > 0]
 
@@ -498,7 +517,11 @@ class _Task:
 
 @dataclass
 class _Node:
-    """A node during a simulation (``idle`` and ``releasing`` change as pods land)."""
+    """A node during a simulation.
+
+    ``idle`` and ``pipelined`` change as pods land; ``version`` counts the changes, so
+    fit and score results cached for an unchanged node stay valid.
+    """
 
     name: str
     allocatable: Res
@@ -508,6 +531,7 @@ class _Node:
     taints: tuple[Mapping[str, Any], ...]
     unschedulable: bool
     pipelined: Res = field(default_factory=dict)
+    version: int = 0
 
     def copy(self) -> _Node:
         return replace(
@@ -519,7 +543,18 @@ class _Node:
 
     def future_idle(self) -> Res:
         """Volcano's ``FutureIdle``: idle, plus what terminating pods release, minus pipelined."""
+        if not self.releasing and not self.pipelined:
+            return self.idle
         return _sub(_add(self.idle, self.releasing), self.pipelined)
+
+    def take(self, request: Res, *, pipeline: bool, undo: bool = False) -> None:
+        """Place (or, with ``undo``, remove) a pod on idle or, pipelined, on releasing room."""
+        # Placing lowers idle or raises pipelined; undoing reverses that.
+        target = self.pipelined if pipeline else self.idle
+        direction = (1 if pipeline else -1) * (-1 if undo else 1)
+        for name, value in request.items():
+            target[name] = target.get(name, 0) + direction * value
+        self.version += 1
 
     def empty(self) -> _Node:
         """The node with nothing on it and without transient conditions.
@@ -608,18 +643,12 @@ def _selects(task: _Task, node: _Node) -> bool:
     return terms is None or any(_term_matches(t, node) for t in terms)
 
 
-def _fit_failure(
-    task: _Task, node: _Node, free: Mapping[str, Fraction] | None = None
-) -> str | None:
-    """Why ``task`` cannot go on ``node``, in Volcano's order and words; None if it fits.
+def _static_failure(task: _Task, node: _Node) -> str | None:
+    """The predicates plugin's stable filters, each stopping at its first failure.
 
-    Resources first (allocate's own check against FutureIdle; ``Insufficient`` names
-    the first short resource), then the predicates plugin's stable filters, each of
-    which stops at its first failure: NodeUnschedulable, NodeAffinity, TaintToleration.
+    NodeUnschedulable (a cordon, unless tolerated), NodeAffinity (nodeSelector and
+    required node affinity), TaintToleration (NoSchedule and NoExecute taints).
     """
-    short = _short_on_node(task.request, node.future_idle() if free is None else free)
-    if short:
-        return f"Insufficient {short[0]}"
     if node.unschedulable and not any(
         _tolerates(t, {"key": _UNSCHEDULABLE_TAINT, "effect": "NoSchedule"})
         for t in task.placement.tolerations
@@ -634,6 +663,18 @@ def _fit_failure(
     return None
 
 
+def _fit_failure(task: _Task, node: _Node, free: Mapping[str, Num] | None = None) -> str | None:
+    """Why ``task`` cannot go on ``node``, in Volcano's order and words; None if it fits.
+
+    Allocate's own resource check against FutureIdle comes first (``Insufficient``
+    names the first short resource), then the predicates.
+    """
+    short = _short_on_node(task.request, node.future_idle() if free is None else free)
+    if short:
+        return f"Insufficient {short[0]}"
+    return _static_failure(task, node)
+
+
 def _fit_error_message(reasons: Mapping[str, str], total_nodes: int) -> str:
     """``FitErrors.Error()``: ``0/N nodes are unavailable: <count> <reason>, ....``."""
     histogram: dict[str, int] = {}
@@ -645,25 +686,27 @@ def _fit_error_message(reasons: Mapping[str, str], total_nodes: int) -> str:
     return f"0/{total_nodes} nodes are unavailable: {', '.join(parts)}."
 
 
-def _score(task: _Task, node: _Node) -> Fraction:
+def _score(task: _Task, node: _Node) -> Num:
     """nodeorder's default scores: leastrequested (weight 1) + balancedresource (weight 1).
 
-    Both follow Kubernetes' formulas over cpu and memory, using the node's requests
-    after placing the task.
+    Kubernetes' formulas over cpu and memory with the node's requests after placing the
+    task, in integer arithmetic: ``sum((alloc - req) * 100 // alloc) // 2`` and
+    ``floor((1 - |cpu fraction - memory fraction| / 2) * 100)``.
     """
-    least = 0
-    fractions: list[Fraction] = []
+    least: Num = 0
+    shares: list[tuple[Num, Num]] = []
     for name in ("cpu", "memory"):
-        allocatable = _get(node.allocatable, name)
+        allocatable = node.allocatable.get(name, 0)
         if allocatable <= 0:
-            fractions.append(Fraction(1))
+            shares.append((1, 1))
             continue
-        requested = allocatable - _get(node.idle, name) + _get(task.request, name)
-        least += max(0, math.floor((allocatable - requested) * 100 / allocatable))
-        fractions.append(min(Fraction(1), max(_ZERO, requested / allocatable)))
-    least_score = Fraction(least // 2)
-    balanced = Fraction(math.floor((1 - abs(fractions[0] - fractions[1]) / 2) * 100))
-    return least_score + balanced
+        requested = allocatable - node.idle.get(name, 0) + task.request.get(name, 0)
+        least += max(0, (allocatable - requested) * 100 // allocatable)
+        shares.append((min(max(requested, 0), allocatable), allocatable))
+    (cpu, cpu_of), (memory, memory_of) = shares
+    gap = cpu * memory_of - memory * cpu_of
+    gap = gap if gap >= 0 else -gap
+    return least // 2 + 100 + (-50 * gap // (cpu_of * memory_of))
 
 
 @dataclass
@@ -673,7 +716,7 @@ class _GangOutcome:
     ready: bool
     pipelined: bool
     placed: list[tuple[_Task, str]]
-    allocated: int = 0  # placed on idle resources (not pipelined)
+    allocated: int = 0  # placed on idle room (not pipelined)
     failed: _Task | None = None
     fit_errors: dict[str, str] = field(default_factory=dict)
     queue_blocked: _Task | None = None
@@ -684,9 +727,57 @@ class _GangOutcome:
 QueueGate = Callable[[_Task, Res], bool]
 
 
+class _Chooser:
+    """The best node for one kind of pod, in a heap refreshed lazily.
+
+    Placing a pod changes one node, so only that node's entry is recomputed when it
+    surfaces; during one gang attempt nodes only lose room, so a node that cannot take
+    the pod never can again.
+
+    Args:
+        task: the pod (the pods of a group share one _Task object).
+        nodes: the candidate nodes, in name order (ties go to the first).
+        rank: a node's rank for the task, lower is better; None when it cannot take it.
+    """
+
+    def __init__(
+        self,
+        task: _Task,
+        nodes: Sequence[_Node],
+        rank: Callable[[_Task, _Node], tuple[Num, ...] | None],
+    ) -> None:
+        self.task, self.nodes, self.rank = task, nodes, rank
+        self.heap: list[tuple[tuple[Num, ...], int, int]] = []
+        for index, node in enumerate(nodes):
+            value = rank(task, node)
+            if value is not None:
+                self.heap.append((value, index, node.version))
+        heapq.heapify(self.heap)
+
+    def best(self) -> _Node | None:
+        while self.heap:
+            _, index, version = self.heap[0]
+            node = self.nodes[index]
+            if version == node.version:
+                return node
+            heapq.heappop(self.heap)
+            value = self.rank(self.task, node)
+            if value is not None:
+                heapq.heappush(self.heap, (value, index, node.version))
+        return None
+
+
+def _volcano_rank(task: _Task, node: _Node) -> tuple[Num, ...] | None:
+    """Nodes with idle room before those where terminating pods make room, then the best
+    score; Volcano breaks score ties at random, the first name wins here."""
+    if _fit_failure(task, node) is not None:
+        return None
+    return (0 if _fits(task.request, node.idle) else 1, -_score(task, node))
+
+
 def _place_gang(
     tasks: Sequence[_Task],
-    nodes: list[_Node],
+    nodes: Sequence[_Node],
     min_member: int,
     *,
     already_ready: int = 0,
@@ -697,19 +788,19 @@ def _place_gang(
 
     Args:
         tasks: the pending pods, in Volcano's task order.
-        nodes: the cluster, updated in place when the gang is committed.
+        nodes: the cluster, in name order; updated in place when the gang is ready or
+            pipelined, left as it was otherwise (the statement is discarded).
         min_member: the PodGroup's ``minMember``.
-        already_ready: pods of the job already allocated, bound or running.
+        already_ready: pods of the job already allocated, bound, running or succeeded.
         whole_gang: ``minMember`` equals the job's pod count, so the first failure ends
             the attempt (``NeedContinueAllocating``).
         queue_ok: the proportion plugin's per-task queue check, given the task and what
             this job placed so far; failing tasks are skipped silently, as in Volcano.
     """
-    work = {n.name: n.copy() for n in nodes}
-    order = [n.name for n in nodes]
-    placed: list[tuple[_Task, str]] = []
+    outcome = _GangOutcome(False, False, [])
+    log: list[tuple[_Node, Res, bool]] = []
     failed_groups: set[str] = set()
-    outcome = _GangOutcome(False, False, placed)
+    chooser: _Chooser | None = None
     ready = already_ready
     pipelined = 0
     placed_total: Res = {}
@@ -726,51 +817,40 @@ def _place_gang(
                 outcome.queue_blocked = task
             continue
         if task.group in failed_groups:
-            continue
-        errors: dict[str, str] = {}
-        idle_nodes: list[_Node] = []
-        future_nodes: list[_Node] = []
-        for name in order:
-            node = work[name]
-            reason = _fit_failure(task, node)
-            if reason is not None:
-                errors[name] = reason
-            elif _fits(task.request, node.idle):
-                idle_nodes.append(node)
-            else:
-                future_nodes.append(node)
-        if not idle_nodes and not future_nodes:
+            continue  # a role that failed predicates is not retried this session
+        if chooser is None or chooser.task is not task:
+            chooser = _Chooser(task, nodes, _volcano_rank)
+        best = chooser.best()
+        if best is None:
             failed_groups.add(task.group)
             if outcome.failed is None:
                 outcome.failed = task
-                outcome.fit_errors = errors
+                outcome.fit_errors = {
+                    n.name: r for n in nodes if (r := _fit_failure(task, n)) is not None
+                }
             if whole_gang:
                 break
             continue
-        # Nodes with idle room first, then those where terminating pods will make room;
-        # the best score wins (Volcano breaks ties at random, we by name).
-        candidates = idle_nodes or future_nodes
-        best = min(candidates, key=lambda n: (-_score(task, n), n.name))
-        if idle_nodes:
-            best.idle = _sub(best.idle, task.request)
+        pipeline = not _fits(task.request, best.idle)
+        best.take(task.request, pipeline=pipeline)
+        log.append((best, task.request, pipeline))
+        if pipeline:
+            pipelined += 1  # held for the pod, bound once the room is released
+        else:
             ready += 1
             outcome.allocated += 1
-        else:
-            # Volcano pipelines it: held for the pod, bound once the room is released.
-            best.pipelined = _add(best.pipelined, task.request)
-            pipelined += 1
-        placed.append((task, best.name))
+        outcome.placed.append((task, best.name))
         placed_total = _add(placed_total, task.request)
     outcome.ready = ready >= min_member
     outcome.pipelined = not outcome.ready and ready + pipelined >= min_member
-    if outcome.ready or outcome.pipelined:
-        for index, name in enumerate(order):
-            nodes[index] = work[name]
+    if not (outcome.ready or outcome.pipelined):
+        for node, request, pipeline in reversed(log):
+            node.take(request, pipeline=pipeline, undo=True)
     return outcome
 
 
 def _place_singly(
-    tasks: Sequence[_Task], nodes: list[_Node]
+    tasks: Sequence[_Task], nodes: Sequence[_Node]
 ) -> tuple[list[str], _Task | None, dict[str, str]]:
     """Place pods one by one (extras of a ready gang); stop at the first that fits nowhere."""
     placed: list[str] = []
@@ -790,32 +870,25 @@ def _best_fit_decreasing(tasks: Sequence[_Task], nodes: Sequence[_Node]) -> bool
     """
     work = [n.copy() for n in nodes]
 
-    def size(task: _Task) -> tuple[Fraction, ...]:
-        scalars = sum(
-            (v for n, v in task.request.items() if n not in ("cpu", "memory", "pods")), _ZERO
-        )
-        return (scalars, _get(task.request, "cpu"), _get(task.request, "memory"))
+    def size(task: _Task) -> tuple[Num, ...]:
+        scalars = sum(v for n, v in task.request.items() if n not in ("cpu", "memory", "pods"))
+        return (scalars, task.request.get("cpu", 0), task.request.get("memory", 0))
 
+    def tightest(task: _Task, node: _Node) -> tuple[Num, ...] | None:
+        if not _fits(task.request, node.idle) or _static_failure(task, node) is not None:
+            return None
+        return tuple(node.idle.get(n, 0) - task.request[n] for n in _asked(task.request))
+
+    chooser: _Chooser | None = None
     for task in sorted(tasks, key=size, reverse=True):
         if task.best_effort:
             continue
-        fitting = [n for n in work if _fit_failure(task, n, n.idle) is None]
-        if not fitting:
+        if chooser is None or chooser.task is not task:
+            chooser = _Chooser(task, work, tightest)
+        best = chooser.best()
+        if best is None:
             return False
-
-        def slack(node: _Node, task: _Task = task) -> Fraction:
-            left = _sub(node.idle, task.request)
-            return sum(
-                (
-                    _get(left, n) / _get(node.allocatable, n)
-                    for n in task.request
-                    if n != "pods" and _get(node.allocatable, n) > 0
-                ),
-                _ZERO,
-            )
-
-        best = min(fitting, key=lambda n: (slack(n), n.name))
-        best.idle = _sub(best.idle, task.request)
+        best.take(task.request, pipeline=False)
     return True
 
 
@@ -997,7 +1070,7 @@ def _pod_request(spec: Mapping[str, Any]) -> Res | None:
     except ValidationError:
         return None
     request = _res(effective_pod_requests(model, "pod").requests)
-    request["pods"] = Fraction(1)
+    request["pods"] = 1
     return request
 
 
@@ -1250,7 +1323,7 @@ class _JobPods:
         total: Res = {}
         for task, members, more in self.roles:
             count = members + (more if extras else 0)
-            total = _add(total, _scale(task.request, Fraction(count)))
+            total = _add(total, _scale(task.request, count))
         return total
 
 
@@ -1299,7 +1372,7 @@ def _job_pods(plan: JobPlan) -> _JobPods:
     worker_index = 0
     for share in _placement_shares(plan):
         request = _res(share.per_pod)
-        request["pods"] = Fraction(1)
+        request["pods"] = 1
         if share.role == "head":
             spec = _template_spec(manifest, "spec", "headGroupSpec", "template", "spec")
             placement = _Placement.of(spec)
@@ -1511,7 +1584,7 @@ class _Preflight:
             self.add(
                 "queue",
                 "fail",
-                f"queue {name} is {q.state or 'not yet opened'!s}",
+                f"queue {name} is {q.state or 'not opened yet'}",
                 f"{volcano} -- the webhook refuses the PodGroup and the scheduler would reject "
                 f"it too. Fix: open queue {name} (vcctl queue operate --name {name} --action open) "
                 "or use an Open queue.",
@@ -1531,12 +1604,24 @@ class _Preflight:
     def check_gang(self) -> None:
         gang = self.plan.gang
         pods = self.pods.created
-        parts = ", ".join(f"{g} {n}" for g, n in self.pods.counts.items())
+        parts = ", ".join(f"{m} {t.label}" for t, m, _ in self.pods.roles)
         message = f"minMember {gang.min_member} <= {pods} pods created ({parts}"
         extra = self.pods.extra_count
         message += f", {extra} above minReplicas)" if extra else ")"
         if self.pods.submitter is not None:
             message += "; the submitter is reserved in minResources, not a member"
+        real = self.pods.request(extras=False)
+        if self.pods.submitter is not None:
+            real = _add(real, self.pods.submitter.request)
+        under = [n for n in _asked(real) if _get(real, n) > _get(self.minimum, n)]
+        if under:
+            # kuberay accounting leaves out init containers and overhead (peers.md pain 2):
+            # Volcano then admits a gang on a reservation smaller than what it will use.
+            message += (
+                f"; minResources reserve less than the pods request "
+                f"({_show_res(self.minimum, under)} < {_show_res(real, under)}; accounting "
+                f"{self.plan.gang.accounting}), placement uses what the pods request"
+            )
         if gang.min_member > pods:
             volcano = _gang_condition(gang.min_member, pods, 0, None, "")
             self.add(
@@ -1544,7 +1629,8 @@ class _Preflight:
                 "fail",
                 f"minMember {gang.min_member} > {pods} pods",
                 f"{volcano} -- Volcano waits for {gang.min_member} pods but only {pods} will "
-                f"exist. Fix: set minMember to {pods}.",
+                "exist, so the gang is never valid. Fix: make minMember match the pods "
+                "(check replicas, minReplicas and suspended groups).",
                 never=True,
             )
             return
@@ -1751,7 +1837,7 @@ class _Preflight:
                 if _fit_failure(task, node, node.allocatable) is not None:
                     continue
                 per_node = min(
-                    math.floor(_get(node.allocatable, n) / v)
+                    math.floor(Fraction(_get(node.allocatable, n)) / v)
                     for n, v in task.request.items()
                     if v > 0
                 )
@@ -2122,6 +2208,8 @@ class _Preflight:
                 continue
             if group.phase not in ("Inqueue", "Running") and group.key not in admitted:
                 continue  # still Pending: allocate skips it
+            if self.queue_view(group.queue) is None:
+                continue  # its queue is gone: the job is dropped from the session
             tasks = [p.task() for p in pending]
             if group.ready_tasks < group.min_member:
                 live = sum(1 for p in group.pods if not p.terminal)
@@ -2365,7 +2453,7 @@ class _Preflight:
                 yield index, share
                 index += 1
 
-    def replica_fix(self, deficit: Mapping[str, Fraction]) -> str | None:
+    def replica_fix(self, deficit: Mapping[str, Num]) -> str | None:
         """The smallest replica cut of one worker group that frees ``deficit``."""
         cluster = self.plan.item.job.spec.ray_cluster_spec
         if cluster is None or not deficit:
@@ -2378,8 +2466,8 @@ class _Preflight:
                 continue
             group = cluster.worker_group_specs[index]
             hosts = max(group.num_of_hosts, 1)
-            pods = max(math.ceil(v / _get(per, n)) for n, v in deficit.items())
-            drop = math.ceil(pods / hosts)
+            pods = max(_ceil_div(v, _get(per, n)) for n, v in deficit.items())
+            drop = _ceil_div(pods, hosts)
             current = share.reserved // hosts
             if drop > current:
                 continue
@@ -2399,7 +2487,7 @@ class _Preflight:
             if group.group_name == task.group:
                 hosts = max(group.num_of_hosts, 1)
                 current = desired_worker_replicas(group) // hosts
-                drop = math.ceil(pods / hosts)
+                drop = _ceil_div(pods, hosts)
                 return (
                     f"reduce worker group {task.group} replicas from {current} to {current - drop}"
                 )
@@ -2602,9 +2690,7 @@ class _Preflight:
         return self.result()
 
 
-def _min_dim(
-    left: Mapping[str, Fraction], right: Mapping[str, Fraction], *, missing_is_zero: bool
-) -> Res:
+def _min_dim(left: Mapping[str, Num], right: Mapping[str, Num], *, missing_is_zero: bool) -> Res:
     """``MinDimensionResource``: cpu and memory always; scalars of ``left`` only.
 
     A scalar ``right`` lacks is kept (Infinity) or zeroed (Zero).

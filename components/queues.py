@@ -76,7 +76,7 @@ def _resources(raw: object, path: str, source: str, out: list[Problem]) -> dict[
         return {}
     parsed = {}
     for key, value in raw.items():
-        where = field_path([*path.split("."), MapKey(str(key))])
+        where = f"{path}[{str(key)!r}]"
         if isinstance(value, float | bool):
             # The CRD declares quantities int-or-string: a YAML 0.5 is refused.
             out.append(

@@ -175,9 +175,9 @@ class NodeAffinity(_Model):
     """``affinity.nodeAffinity``."""
 
     required_during_scheduling_ignored_during_execution: NodeSelector | None = None
-    preferred_during_scheduling_ignored_during_execution: (
-        list[PreferredSchedulingTerm] | None
-    ) = None
+    preferred_during_scheduling_ignored_during_execution: list[PreferredSchedulingTerm] | None = (
+        None
+    )
 
 
 class Affinity(_Model):
@@ -422,6 +422,11 @@ _ACCEPTED_WHEN_MISSING = {
     "name": "a name such as ray-head",
     "groupName": "a worker group name such as workers",
     "containerPort": "a port number such as 8265",
+    "operator": "In, NotIn, Exists, DoesNotExist, Gt or Lt",
+    "key": "a label key such as topology.kubernetes.io/zone",
+    "nodeSelectorTerms": "a list of node selector terms",
+    "weight": "a whole number from 1 to 100",
+    "preference": "a node selector term",
 }
 
 
@@ -465,7 +470,7 @@ def _error_problem(err: Mapping[str, Any], source: str) -> Problem:
             "string keys; quote keys such as 1 or true in YAML",
         )
     if etype == "missing":
-        accepted = _ACCEPTED_WHEN_MISSING.get(str(last), "")
+        accepted = _ACCEPTED_WHEN_MISSING.get(str(last), f"a value for {last}")
         if last == "spec" and len(raw_loc) > 1:
             accepted = _ACCEPTED_WHEN_MISSING["spec.template"]
         return Problem(source, path, "is required but missing", accepted)
@@ -484,8 +489,24 @@ def _error_problem(err: Mapping[str, Any], source: str) -> Problem:
         if etype == "string_type" and isinstance(value, bool):
             message += " (YAML reads unquoted yes/no/true/false/on/off as booleans)"
         return Problem(source, path, message, _ACCEPTED_BY_TYPE[etype])
+    if etype == "extra_forbidden":
+        return Problem(source, path, "is not a known field", "remove it, or fix its spelling")
+    bounds = {
+        "greater_than": "more than {gt}",
+        "greater_than_equal": "{ge} or more",
+        "less_than": "less than {lt}",
+        "less_than_equal": "{le} or less",
+    }
+    if etype in bounds:
+        accepted = bounds[etype].format(**{k: ctx[k] for k in ("gt", "ge", "lt", "le") if k in ctx})
+        return Problem(source, path, f"{describe_value(value)} is out of range", accepted)
     msg = str(err["msg"])
-    return Problem(source, path, f"{msg[:1].lower()}{msg[1:]}; got {describe_value(value)}")
+    return Problem(
+        source,
+        path,
+        f"{msg[:1].lower()}{msg[1:]}; got {describe_value(value)}",
+        "a value of the type this field declares",
+    )
 
 
 def problems_from_validation_error(exc: ValidationError, source: str) -> list[Problem]:

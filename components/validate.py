@@ -29,7 +29,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from components import submitter
-from components.errors import MapKey, Problem, SpecError, describe_value, field_path
+from components.errors import Problem, SpecError, describe_value
 from components.quantity import Quantity, QuantityError
 from components.spec import INT32_MAX, RayJobInput, parse_rayjob
 
@@ -44,6 +44,7 @@ __all__ = [
     "label_value_problem",
     "load_rayjob",
     "manifest_problems",
+    "name_rules",
 ]
 
 DNS1035_LABEL = re.compile(r"[a-z]([-a-z0-9]*[a-z0-9])?")
@@ -52,7 +53,7 @@ DNS1123_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0
 _LABEL_VALUE = re.compile(r"(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?")
 _QUALIFIED_NAME = re.compile(r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]")
 _JOB_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
-_VERSION = re.compile(r"v?(\d+)\.(\d+)(?:\.(\d+))?")
+_VERSION = re.compile(r"v?([0-9]+)\.([0-9]+)(?:\.([0-9]+))?")
 
 # KubeRay's MaxRayJobNameLength. raygang names the RayCluster and the submitter Job after
 # the job, and derives <job>-head-svc (a 63-character DNS-1035 label) and ray-<job>-pg.
@@ -72,7 +73,7 @@ EXTERNAL_STORAGE_ANNOTATION = "ray.io/external-storage-namespace"
 SIDECAR_CONTAINER = "ray-job-submitter"
 MANAGED_BY = ("ray.io/kuberay-operator", "kueue.x-k8s.io/multikueue")
 AUTOSCALER_V2_ENV = "RAY_enable_autoscaler_v2"
-_INT32 = f"a whole number from 0 to {INT32_MAX}"
+FLOAT32_MAX = 3.4028234663852886e38
 
 
 def dns_problem(value: str, kind: str, max_len: int) -> str | None:
@@ -258,7 +259,7 @@ def _check_labels(c: _Checker, path: str, raw: object) -> None:
     for key, value in _map(raw).items():
         if not isinstance(key, str):
             continue
-        where = field_path([*path.split("."), MapKey(key)])
+        where = f"{path}[{key!r}]"
         why = label_key_problem(key)
         if why:
             c.bad(where, f"label key {why}", _KEY_RULES)
@@ -271,7 +272,7 @@ def _check_labels(c: _Checker, path: str, raw: object) -> None:
 def _check_annotation_keys(c: _Checker, path: str, raw: object) -> None:
     for key in _map(raw):
         if isinstance(key, str) and (why := label_key_problem(key)):
-            c.bad(field_path([*path.split("."), MapKey(key)]), f"annotation key {why}", _KEY_RULES)
+            c.bad(f"{path}[{key!r}]", f"annotation key {why}", _KEY_RULES)
 
 
 def _check_scheduling_labels(c: _Checker, labels: Mapping[str, str]) -> None:
@@ -306,13 +307,13 @@ def _check_scheduling_labels(c: _Checker, labels: Mapping[str, str]) -> None:
     tier = labels.get(TIER_LABEL)
     # KubeRay parses the tier with strconv.Atoi, and only when the mode label is set. A
     # sign is never in a valid label value, which the label check reports on its own.
-    if MODE_LABEL in labels and tier is not None and label_value_problem(tier) is None:
-        if not tier.isdigit() or not tier.isascii():
-            c.bad(
-                f"metadata.labels[{TIER_LABEL!r}]",
-                f"failed to convert {TIER_LABEL} label to int: {tier!r} is not an integer",
-                "a whole number such as 1 or 2",
-            )
+    atoi_fails = tier is not None and not (tier.isdigit() and tier.isascii())
+    if MODE_LABEL in labels and tier is not None and atoi_fails and not label_value_problem(tier):
+        c.bad(
+            f"metadata.labels[{TIER_LABEL!r}]",
+            f"failed to convert {TIER_LABEL} label to int: {tier!r} is not an integer",
+            "a whole number such as 1 or 2",
+        )
     if MODE_LABEL in labels and labels[MODE_LABEL] not in ("hard", "soft"):
         c.bad(
             f"metadata.labels[{MODE_LABEL!r}]",
@@ -379,7 +380,15 @@ def _check_resources(c: _Checker, path: str, resources: Mapping[str, Any]) -> No
             )
 
 
-def _check_pod(c: _Checker, path: str, pod: Mapping[str, Any], needs_image: bool = True) -> None:
+def _check_template(c: _Checker, path: str, template: Mapping[str, Any]) -> None:
+    """A pod template: its metadata (pods with invalid labels are never created) and spec."""
+    meta = _map(template.get("metadata"))
+    _check_labels(c, f"{path}.metadata.labels", meta.get("labels"))
+    _check_annotation_keys(c, f"{path}.metadata.annotations", meta.get("annotations"))
+    _check_pod(c, f"{path}.spec", _map(template.get("spec")))
+
+
+def _check_pod(c: _Checker, path: str, pod: Mapping[str, Any]) -> None:
     """What Kubernetes' pod validation would refuse in a template's ``spec``."""
     seen: dict[str, str] = {}
     for key in ("initContainers", "containers"):
@@ -402,7 +411,9 @@ def _check_pod(c: _Checker, path: str, pod: Mapping[str, Any], needs_image: bool
                     )
                 seen.setdefault(name, where)
             image = container.get("image")
-            if needs_image and (image is None or image == ""):
+            # Pods need an image; the Pod API allows omitting it only for templates that
+            # a controller completes, which KubeRay and the Job controller do not.
+            if image is None or image == "":
                 c.bad(f"{where}.image", "is required but missing", "a container image")
             for port_index, port in enumerate(_list(container.get("ports"))):
                 number = _int(_map(port).get("containerPort"))
@@ -469,7 +480,7 @@ def _check_cluster(
         )
     if head:
         _check_group_params(c, f"{base}.headGroupSpec", head, "Head")
-        _check_pod(c, head_path, head_pod)
+        _check_template(c, f"{base}.headGroupSpec.template", _map(head.get("template")))
         _check_dashboard_port(c, head_path, head0)
     if mode == "SidecarMode":
         for index, container in enumerate(head_containers):
@@ -539,8 +550,7 @@ def _check_group(
             "remove suspend, or set enableInTreeAutoscaling: false",
         )
     _check_group_params(c, path, group, name)
-    pod = _map(_map(group.get("template")).get("spec"))
-    _check_pod(c, f"{path}.template.spec", pod)
+    _check_template(c, f"{path}.template", _map(group.get("template")))
 
 
 def _check_dashboard_port(c: _Checker, head_path: str, head0: Mapping[str, Any]) -> None:
@@ -731,12 +741,7 @@ def _check_spec(c: _Checker, spec: Mapping[str, Any], meta: Mapping[str, Any]) -
                 f"{describe_value(policy)} is not accepted by a Job's pod template",
                 "Never or OnFailure (raygang fills in Never when it is unset)",
             )
-        _check_pod(c, pod_path, template_pod)
-        _check_labels(
-            c,
-            "spec.submitterPodTemplate.metadata.labels",
-            _map(template.get("metadata")).get("labels"),
-        )
+        _check_template(c, "spec.submitterPodTemplate", template)
     backoff = _int(_map(spec.get("submitterConfig")).get("backoffLimit"))
     c.whole("spec.submitterConfig.backoffLimit", backoff, 0)
 
@@ -792,8 +797,24 @@ def _check_spec(c: _Checker, spec: Mapping[str, Any], meta: Mapping[str, Any]) -
             c.bad("spec.runtimeEnvYAML", str(exc), "a YAML mapping, e.g. 'pip: [requests]'")
     for key in ("entrypointNumCpus", "entrypointNumGpus"):
         value = spec.get(key)
-        if isinstance(value, int | float) and not isinstance(value, bool) and value < 0:
-            c.bad(f"spec.{key}", f"{describe_value(value)} is negative", "0 or more")
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            if value < 0:
+                c.bad(f"spec.{key}", f"{describe_value(value)} is negative", "0 or more")
+            elif value > FLOAT32_MAX:
+                c.bad(
+                    f"spec.{key}",
+                    f"{describe_value(value)} does not fit KubeRay's float32",
+                    "a number of CPUs or GPUs, e.g. 1 or 0.5",
+                )
+    version = _str(_map(spec.get("rayClusterSpec")).get("rayVersion"))
+    # BuildJobSubmitCommand refuses --metadata-json for older Ray.
+    if _map(spec.get("metadata")) and version and submits and _version_below(version, 2, 6, 0):
+        c.bad(
+            "spec.metadata",
+            f"the Ray version must be at least 2.6.0 to use the metadata field; "
+            f"rayVersion is {version!r}",
+            "rayVersion 2.6.0 or later, or no spec.metadata",
+        )
     resources = spec.get("entrypointResources")
     if isinstance(resources, str) and resources.strip():
         try:
@@ -845,17 +866,36 @@ def manifest_problems(raw: Mapping[str, Any], source: str) -> list[Problem]:
     spec = raw.get("spec")
     if isinstance(spec, Mapping):
         _check_spec(c, spec, meta)
-    try:
-        size = len(json.dumps(raw, default=str))
-    except (TypeError, ValueError):
-        size = 0
-    if size > MAX_MANIFEST_BYTES:
+    if _larger_than(raw, MAX_MANIFEST_BYTES):
         c.bad(
             "<document>",
-            f"is {size} bytes as JSON; the job record ConfigMap that keeps it holds at most 1 MiB",
+            f"is larger than {MAX_MANIFEST_BYTES} bytes; the job record ConfigMap that keeps "
+            "it holds at most 1 MiB",
             f"a manifest under {MAX_MANIFEST_BYTES} bytes",
         )
     return c.out
+
+
+def _larger_than(doc: object, limit: int) -> bool:
+    """Whether ``doc`` as JSON would exceed ``limit`` bytes, counted with a budget.
+
+    Counting stops at the limit, so shared references (YAML aliases) cannot make it slow.
+    """
+    size = 0
+    stack = [doc]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, Mapping):
+            size += 2 + sum(len(str(k)) + 4 for k in value)
+            stack.extend(value.values())
+        elif isinstance(value, list | tuple):
+            size += 2 + len(value)
+            stack.extend(value)
+        else:
+            size += len(str(value).encode("utf-8", "replace")) + 2
+        if size > limit:
+            return True
+    return False
 
 
 def _deletion_problems(item: RayJobInput) -> list[Problem]:

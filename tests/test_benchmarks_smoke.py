@@ -67,7 +67,9 @@ def test_planning_has_both_accountings_with_and_without_snapshot(
     for accounting in ("kuberay", "effective"):
         assert re.search(rf"^  {accounting}\s+none\s+\S", text, re.M)
         # With a snapshot: timed, or skipped while components.preflight is missing.
-        assert re.search(rf"^  {accounting}\s+\d+ nodes\s+(\S+ m?s|skipped: )", text, re.M)
+        assert re.search(
+            rf"^  {accounting}\s+\d+ nodes\s+(\S+ (?:µs|ms|s)\s|skipped: )", text, re.M
+        )
 
 
 def test_json_report_matches_the_printed_targets(quick_run: tuple[str, dict[str, object]]) -> None:

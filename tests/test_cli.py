@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 from components.cli import EXIT_INVALID, main
 from tests.test_validate import BAD, GOOD, expectations
@@ -139,3 +140,42 @@ def test_an_http_mode_sample_is_refused(tmp_path: Path) -> None:
     assert "spec.submissionMode: HTTPMode submits from inside the KubeRay operator" in (
         result.stderr
     )
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason=(
+        "bug in components/submitter.py: the K8sJobMode command is built (and an empty "
+        "entrypoint refused) even when the user's submitter container sets its own command; "
+        "KubeRay's getSubmitterTemplate builds it only when the container has none"
+    ),
+)
+def test_a_submitter_with_its_own_command_plans_without_entrypoint(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The shape of KubeRay's ray-job.light-weight-submitter.yaml sample.
+    job = yaml.safe_load((ROOT / "tests" / "fixtures" / "good" / "interactive.yaml").read_text())
+    job["spec"] = {
+        "rayClusterSpec": job["spec"]["rayClusterSpec"],
+        "submitterPodTemplate": {
+            "spec": {
+                "restartPolicy": "Never",
+                "containers": [
+                    {
+                        "name": "my-custom-rayjob-submitter",
+                        "image": "quay.io/kuberay/submitter:v1.5.1",
+                        "command": ["/submitter"],
+                        "args": ["--", "python", "/home/ray/samples/sample_code.py"],
+                    }
+                ],
+            }
+        },
+    }
+    path = tmp_path / "light.yaml"
+    path.write_text(yaml.safe_dump(job))
+    assert main(["plan", str(path), "--format", "yaml"]) == 0, capsys.readouterr().err
+    manifests = list(yaml.safe_load_all(capsys.readouterr().out))
+    (submitter,) = [m for m in manifests if m["kind"] == "Job"]
+    container = submitter["spec"]["template"]["spec"]["containers"][0]
+    assert container["command"] == ["/submitter"]
+    assert container["args"] == ["--", "python", "/home/ray/samples/sample_code.py"]

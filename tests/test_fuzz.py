@@ -14,7 +14,6 @@ import copy
 import io
 import random
 import tempfile
-from collections.abc import Callable
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 from typing import Any
@@ -32,12 +31,12 @@ from components.render import render_json, render_table, render_yaml
 from components.settings import StackSettings
 
 GOOD = Path(__file__).resolve().parent / "fixtures" / "good"
-BASES: list[dict[str, Any]] = [
+DOCUMENTS: list[dict[str, Any]] = [
     doc
     for path in sorted(GOOD.glob("*.yaml"))
     for doc in yaml.safe_load_all(path.read_text(encoding="utf-8"))
-    if doc["kind"] == "RayJob"
 ]
+BASES = [doc for doc in DOCUMENTS if doc["kind"] == "RayJob"]
 FAST = settings(
     max_examples=200,
     deadline=None,
@@ -76,8 +75,10 @@ SCALARS = st.one_of(
 )
 JUNK = st.recursive(
     SCALARS,
-    lambda inner: st.lists(inner, max_size=3)
-    | st.dictionaries(st.text(max_size=6) | st.integers(-3, 3), inner, max_size=3),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(st.text(max_size=6) | st.integers(-3, 3), inner, max_size=3)
+    ),
     max_leaves=6,
 )
 
@@ -102,8 +103,8 @@ def _parent(doc: Any, path: tuple[Any, ...]) -> Any:
 
 @st.composite
 def mutated_rayjobs(draw: st.DrawFn) -> dict[str, Any]:
-    """A valid RayJob damaged one to three times."""
-    doc = copy.deepcopy(draw(st.sampled_from(BASES)))
+    """A valid RayJob (or Queue) damaged one to three times."""
+    doc: dict[str, Any] = copy.deepcopy(draw(st.sampled_from(DOCUMENTS)))
     for _ in range(draw(st.integers(1, 3))):
         paths = _paths(doc)[1:]  # the root itself stays a map
         if not paths:
@@ -210,9 +211,7 @@ def test_output_does_not_depend_on_key_order_or_the_run(
 
 
 @pytest.mark.parametrize("base", BASES, ids=lambda d: d["metadata"]["name"])
-def test_the_command_line_output_is_byte_identical(
-    base: dict[str, Any], tmp_path: Path
-) -> None:
+def test_the_command_line_output_is_byte_identical(base: dict[str, Any], tmp_path: Path) -> None:
     rng = random.Random(7)
     ordered, reordered = tmp_path / "a.yaml", tmp_path / "b.yaml"
     ordered.write_text(yaml.safe_dump(base, sort_keys=False))
@@ -225,5 +224,3 @@ def test_the_command_line_output_is_byte_identical(
         # The table and JSON name the source file; compare those modulo its name.
         outputs = {r[1].replace(str(reordered), str(ordered)) for r in runs}
         assert len(outputs) == 1, fmt
-
-

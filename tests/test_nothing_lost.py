@@ -186,9 +186,7 @@ def check_nothing_lost(path: Path) -> list[JobPlan]:
         raw = job.item.raw
         mode = job.mode
         cluster = _resource(job, "raycluster")
-        assert strip_scheduling(cluster["spec"], sidecar=mode == "SidecarMode") == _input_side(
-            raw
-        )
+        assert strip_scheduling(cluster["spec"], sidecar=mode == "SidecarMode") == _input_side(raw)
         _check_owned_metadata(job, cluster)
 
         record = _resource(job, "record")
@@ -326,3 +324,19 @@ def test_the_helper_strips_only_what_raygang_owns() -> None:
             }
         }
     }
+
+
+def test_the_check_notices_a_lost_field(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The comparison has teeth: a renderer that drops one user field fails it.
+    from components import manifests
+
+    original = manifests.raycluster_manifest
+
+    def lossy(*args: Any, **kwargs: Any) -> dict[str, Any]:
+        out = original(*args, **kwargs)
+        del out["spec"]["headGroupSpec"]["template"]["spec"]["volumes"]
+        return out
+
+    monkeypatch.setattr(manifests, "raycluster_manifest", lossy)
+    with pytest.raises(AssertionError):
+        check_nothing_lost(ROOT / "tests" / "fixtures" / "good" / "k8sjob.yaml")

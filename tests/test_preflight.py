@@ -7,6 +7,7 @@ in ``tests/fixtures/preflight``.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping, Sequence
 from fractions import Fraction
 from pathlib import Path
@@ -1006,6 +1007,68 @@ class TestRayJobs:
         fit = check(result, "fit")
         assert fit.status == "fail"  # ...but the pod really requests 12
         assert "0/1 nodes are unavailable: 1 Insufficient cpu." in fit.message
+
+
+class TestClusterState:
+    def test_terminating_pods_make_room_through_pipelining(self) -> None:
+        leaving = pod("old", "n1", {"cpu": "6"}, scheduler="default-scheduler")
+        leaving["metadata"]["deletionTimestamp"] = "2026-03-02T12:00:00Z"
+        result = run(job(head={"cpu": "4"}), cluster(node("n1", "8"), leaving))
+        placement = check(result, "placement")
+        assert placement.status == "pass"
+        assert placement.message.endswith("(some wait for terminating pods to release room)")
+
+    def test_pending_pods_of_an_admitted_gang_are_placed_first(self) -> None:
+        other = [pod(f"o-{i}", None, {"cpu": "4"}, "other", phase="Pending") for i in range(2)]
+        snap = cluster(
+            node("n1", "8"),
+            node("n2", "8"),
+            podgroup("other", "default", "Inqueue", 2, {"cpu": "8"}),
+            *other,
+        )
+        result = run(job(head={"cpu": "2"}, workers=[("w", 1, {"cpu": "8"})]), snap)
+        placement = check(result, "placement")
+        assert placement.status == "fail"
+        assert placement.message.startswith("ns1/other places its gang first; ")
+        # Enqueue still admits it (8 reserved + 10 <= 1.2 x 16): the nodes are the limit,
+        # once the other gang's pods took 4 cpu on each.
+        assert check(result, "overcommit").status == "pass"
+        assert "0/2 nodes are unavailable: 2 Insufficient cpu." in placement.message
+
+    def test_a_gang_that_cannot_place_takes_no_node_room(self) -> None:
+        stuck = [pod(f"s-{i}", None, {"cpu": "20"}, "stuck", phase="Pending") for i in range(2)]
+        snap = cluster(
+            node("n1", "16"),
+            node("n2", "16"),
+            podgroup("stuck", "default", "Inqueue", 2, {"cpu": "1"}),
+            *stuck,
+        )
+        result = run(job(head={"cpu": "2"}, workers=[("w", 1, {"cpu": "8"})]), snap)
+        assert check(result, "placement").status == "pass"
+        assert result.verdict == "admitted", result.reasons
+
+    def test_very_large_jobs_are_not_simulated_pod_by_pod(self) -> None:
+        manifest = job(head={"cpu": "1"}, workers=[("w", 6000, {"cpu": "10m"})])
+        result = run(manifest, cluster(node("n1", "64", pods="10000")))
+        assert check(result, "placement").status == "skip"
+        assert check(result, "placement").message == "6001 pods: too many to simulate"
+        assert result.verdict == "unknown"
+
+    def test_result_is_json(self) -> None:
+        result = run(job(workers=[("w", 2, {"cpu": "2"})]), fixture("gpu-fragmented.yaml"))
+        assert json.loads(json.dumps(result.to_dict())) == result.to_dict()
+
+    def test_kuberay_accounting_under_reservation_is_noted(self) -> None:
+        manifest = job(head={"cpu": "1"})
+        manifest["spec"]["rayClusterSpec"]["headGroupSpec"]["template"]["spec"][
+            "initContainers"
+        ] = [container("warmup", {"cpu": "2"})]
+        plan = plan_of(manifest, settings=JobSettings(accounting=Accounting.KUBERAY))
+        result = preflight_job(plan, queues={}, snapshot=None)
+        assert (
+            "minResources reserve less than the pods request (cpu 1 < cpu 2; accounting kuberay)"
+            in check(result, "gang").message
+        )
 
 
 class TestPredicates:

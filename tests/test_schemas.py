@@ -20,6 +20,7 @@ from __future__ import annotations
 import copy
 import functools
 from collections.abc import Iterator, Mapping
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -27,14 +28,18 @@ import jsonschema
 import kubernetes_validate
 import pytest
 import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from components import manifests
 from components.cli import build_plan
 from components.gang import compute_gang
+from components.loader import load_documents
+from components.pipeline import plan_everything
 from components.plan import PlannedResource
-from components.settings import JobSettings
+from components.settings import JobSettings, StackSettings
 from components.spec import parse_rayjob
-from tests.builders import rayjob
+from tests.builders import container, rayjob, worker
 from tests.test_nothing_lost import BROKEN, GOOD, NAMELESS, REFUSED, _named_copy
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -42,6 +47,7 @@ SHARED = Path(__file__).resolve().parents[2] / "shared"
 CRDS = SHARED / "crds"
 SAMPLES = SHARED / "samples" / "kuberay"
 K8S_VERSION = "1.33"
+NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 INT_RANGES = {"int32": (-(2**31), 2**31 - 1), "int64": (-(2**63), 2**63 - 1)}
 CRD_FILES = {
     "RayCluster": ("ray.io_rayclusters.yaml", "v1"),
@@ -91,10 +97,18 @@ def to_json_schema(node: object) -> object:
 def crd_schema(kind: str) -> dict[str, Any]:
     """The openAPIV3Schema of a served CRD version, as it stands in ../shared/crds."""
     file, version = CRD_FILES[kind]
-    crd = yaml.safe_load((CRDS / file).read_text())
+    # libyaml when present: the RayCluster CRD is 900 kB and PyYAML alone takes seconds.
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    crd = yaml.load((CRDS / file).read_text(), Loader=loader)
     (found,) = [v for v in crd["spec"]["versions"] if v["name"] == version]
     schema: dict[str, Any] = found["schema"]["openAPIV3Schema"]
     return schema
+
+
+@functools.cache
+def crd_validator(kind: str) -> jsonschema.Draft202012Validator:
+    """A validator for the CRD's schema, built once (the RayCluster schema is large)."""
+    return jsonschema.Draft202012Validator(to_json_schema(crd_schema(kind)))
 
 
 def with_defaults(obj: object, schema: Mapping[str, Any]) -> object:
@@ -126,10 +140,9 @@ def schema_errors(obj: Mapping[str, Any], kind: str) -> list[str]:
     """Every schema violation of ``obj`` once defaulted, as ``path: message``."""
     schema = crd_schema(kind)
     obj = with_defaults(obj, schema)  # type: ignore[assignment]
-    validator = jsonschema.Draft202012Validator(to_json_schema(schema))
     errors = [
         f"{'.'.join(map(str, e.absolute_path)) or '<root>'}: {e.message}"
-        for e in validator.iter_errors(obj)
+        for e in crd_validator(kind).iter_errors(obj)
     ]
     return sorted(errors) + list_map_errors(obj, schema)
 
@@ -154,7 +167,9 @@ def list_map_errors(obj: object, schema: Mapping[str, Any], path: str = "") -> l
                 if isinstance(entry, Mapping):
                     key = tuple(entry.get(k, (props.get(k) or {}).get("default")) for k in keys)
                     if key in seen:
-                        out.append(f"{path}: duplicate entry with {dict(zip(keys, key))}")
+                        out.append(
+                            f"{path}: duplicate entry with {dict(zip(keys, key, strict=True))}"
+                        )
                     seen.add(key)
         for index, entry in enumerate(obj):
             out += list_map_errors(entry, items, f"{path}[{index}]")
@@ -176,9 +191,7 @@ def pruned_fields(obj: object, schema: Mapping[str, Any], path: str = "") -> Ite
                 yield from pruned_fields(value, props[key], where)
             elif isinstance(extra, Mapping):
                 yield from pruned_fields(value, extra, where)
-            elif extra is True:
-                continue
-            elif schema.get("x-kubernetes-int-or-string"):
+            elif extra is True or schema.get("x-kubernetes-int-or-string"):
                 continue
             else:
                 yield where
@@ -204,14 +217,19 @@ def _exists(doc: object, path: str) -> bool:
 
 
 # Where each rendered object's fields come from in the RayJob (rendered prefix → input prefix).
-ORIGINS = {"RayCluster": ("spec.", "spec.rayClusterSpec."), "Job": ("spec.template.", "spec.submitterPodTemplate.")}
+ORIGINS = {
+    "RayCluster": ("spec.", "spec.rayClusterSpec."),
+    "Job": ("spec.template.", "spec.submitterPodTemplate."),
+}
 
 
 def user_wrote(resource: PlannedResource, raw: Mapping[str, Any], path: str) -> bool:
     """Whether a field of a rendered object was copied from the user's RayJob."""
     rendered, source = ORIGINS.get(resource.kind, ("", ""))
-    return bool(rendered) and path.startswith(rendered) and _exists(
-        raw, source + path.removeprefix(rendered)
+    return (
+        bool(rendered)
+        and path.startswith(rendered)
+        and _exists(raw, source + path.removeprefix(rendered))
     )
 
 
@@ -231,7 +249,7 @@ def kubernetes_errors(obj: Mapping[str, Any]) -> list[tuple[str, str, str]]:
             path = dotted(exc.absolute_path)
             if exc.validator != "additionalProperties" or not isinstance(exc.instance, dict):
                 return [*out, (str(exc.validator), path, str(exc.message))]
-            allowed = set((exc.schema.get("properties") or {}))
+            allowed = set(exc.schema.get("properties") or {})
             for key in sorted(set(exc.instance) - allowed):
                 out.append(("additionalProperties", dotted([*exc.absolute_path, key]), "unknown"))
                 _delete(work, [*exc.absolute_path, key])
@@ -281,14 +299,9 @@ def _plan(case: tuple[str, Any], tmp_path: Path) -> list[tuple[PlannedResource, 
     return out
 
 
-@needs_shared
-@pytest.mark.parametrize("case", _inputs())
-def test_rendered_objects_are_valid_for_the_api_server(
-    case: tuple[str, Any], tmp_path: Path
-) -> None:
+def check_for_api_server(resources: list[tuple[PlannedResource, Mapping[str, Any]]]) -> list[str]:
+    """Fail on anything the API server would refuse or raygang would lose; return notes."""
     notes: list[str] = []
-    resources = _plan(case, tmp_path)
-    assert {r.kind for r, _ in resources} >= {"ConfigMap", "PodGroup", "RayCluster"}
     for resource, raw in resources:
         obj = dict(resource.manifest)
         where = f"{resource.kind}/{resource.name}"
@@ -305,8 +318,107 @@ def test_rendered_objects_are_valid_for_the_api_server(
                 assert validator == "additionalProperties", f"{where}: {path}: {message}"
                 assert user_wrote(resource, raw, path), f"{where}: raygang adds {path}"
                 notes.append(f"{where}: Kubernetes {K8S_VERSION} does not know the user's {path}")
-    for note in notes:
+    return notes
+
+
+@needs_shared
+@pytest.mark.parametrize("case", _inputs())
+def test_rendered_objects_are_valid_for_the_api_server(
+    case: tuple[str, Any], tmp_path: Path
+) -> None:
+    resources = _plan(case, tmp_path)
+    assert {r.kind for r, _ in resources} >= {"ConfigMap", "PodGroup", "RayCluster"}
+    for note in check_for_api_server(resources):
         print(f"note: {note}")
+
+
+QUANTITIES: dict[str, list[str | int]] = {
+    "cpu": ["100m", "1", "2.5", "4", 8],
+    "memory": ["128Mi", "1Gi", "2G", "1500M", "3Gi"],
+    "ephemeral-storage": ["1Gi", "10G"],
+}
+
+
+@st.composite
+def resources(draw: st.DrawFn, gpu: bool = False) -> dict[str, Any]:
+    requests = {
+        name: draw(st.sampled_from(values))
+        for name, values in QUANTITIES.items()
+        if draw(st.booleans())
+    }
+    limits = dict(requests) if draw(st.booleans()) else {}
+    if gpu:
+        count = str(draw(st.integers(1, 4)))
+        requests["nvidia.com/gpu"] = limits["nvidia.com/gpu"] = count
+    out: dict[str, Any] = {}
+    if requests:
+        out["requests"] = requests
+    if limits:
+        out["limits"] = limits
+    return out
+
+
+@st.composite
+def valid_rayjobs(draw: st.DrawFn) -> dict[str, Any]:
+    """RayJobs raygang must accept: every mode, labels, autoscaling, groups, resources."""
+    labels: dict[str, str] = {}
+    if draw(st.booleans()):
+        labels["volcano.sh/queue-name"] = draw(st.sampled_from(["ray-batch", "team.a", "q1"]))
+    if draw(st.booleans()):
+        labels["ray.io/priority-class-name"] = draw(st.sampled_from(["high", ""]))
+    if draw(st.booleans()):
+        labels["volcano.sh/network-topology-mode"] = draw(st.sampled_from(["hard", "soft"]))
+        if draw(st.booleans()):
+            labels["volcano.sh/network-topology-highest-tier-allowed"] = str(
+                draw(st.integers(0, 5))
+            )
+    mode = draw(st.sampled_from([None, "K8sJobMode", "SidecarMode", "InteractiveMode"]))
+    autoscaling = draw(st.sampled_from([None, False, True]))
+    groups = []
+    for index in range(draw(st.integers(0, 3))):
+        low = draw(st.integers(0, 3))
+        high = draw(st.integers(low, 6))
+        group = worker(
+            f"group-{index}",
+            replicas=draw(st.integers(0, 8)),
+            min_replicas=low,
+            max_replicas=high,
+            num_of_hosts=draw(st.integers(1, 2)),
+            containers=[container("ray-worker", **draw(resources(gpu=draw(st.booleans()))))],
+        )
+        if draw(st.booleans()):
+            group["template"]["spec"]["initContainers"] = [
+                container("init", command=["true"], **draw(resources()))
+            ]
+        groups.append(group)
+    spec: dict[str, Any] = {"shutdownAfterJobFinishes": True}
+    if draw(st.booleans()):
+        spec["ttlSecondsAfterFinished"] = draw(st.integers(0, 3600))
+    if mode != "SidecarMode" and draw(st.booleans()):
+        spec["submitterPodTemplate"] = {
+            "spec": {"containers": [container("submit", **draw(resources()))]}
+        }
+    head = [container("ray-head", **draw(resources()))]
+    return rayjob(
+        name=draw(st.from_regex(r"[a-z][a-z0-9-]{0,20}[a-z0-9]", fullmatch=True)),
+        namespace=draw(st.sampled_from(["default", "ml", "team-a"])),
+        head=head,
+        workers=groups,
+        mode=mode,
+        labels=labels or None,
+        autoscaling=autoscaling,
+        **spec,
+    )
+
+
+@needs_shared
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(valid_rayjobs())
+def test_generated_valid_rayjobs_render_valid_objects(job: dict[str, Any]) -> None:
+    docs = load_documents([("generated.yaml", job)])
+    plan = plan_everything(docs, StackSettings(), base=ROOT, now=NOW)
+    resources = [(r, j.item.raw) for j in plan.jobs for r in j.resources]
+    check_for_api_server(resources)
 
 
 @needs_shared

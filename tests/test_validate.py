@@ -18,11 +18,12 @@ from typing import Any
 
 import pytest
 import yaml
+from pydantic import ValidationError
 
 from components.errors import MapKey, Problem, SpecError, describe_value, field_path
 from components.loader import load_documents, load_files
 from components.queues import parse_queue
-from components.spec import parse_rayjob
+from components.spec import parse_rayjob, problems_from_validation_error
 from components.validate import (
     MAX_JOB_NAME,
     check_rayjob,
@@ -73,7 +74,7 @@ def test_bad_input_is_reported(path: Path) -> None:
         hit = next((p for p in found if matches(p, where, what)), None)
         assert hit is not None, f"no problem at {where!r} saying {what!r}; got:\n{text}"
         found.remove(hit)
-    assert not found, f"unexpected extra problems:\n" + "\n".join(str(p) for p in found)
+    assert not found, "unexpected extra problems:\n" + "\n".join(str(p) for p in found)
 
 
 @pytest.mark.parametrize("path", BAD, ids=lambda p: p.stem)
@@ -156,7 +157,9 @@ def test_a_semantic_problem_under_a_structural_one_is_not_repeated() -> None:
 
 
 def test_check_rayjob_matches_load_rayjob_on_semantic_problems() -> None:
-    job = rayjob(workers=[worker(min_replicas=5, max_replicas=2)], labels={"volcano.sh/queue-name": ""})
+    job = rayjob(
+        workers=[worker(min_replicas=5, max_replicas=2)], labels={"volcano.sh/queue-name": ""}
+    )
     item = parse_rayjob(job, "job.yaml")
     with pytest.raises(SpecError) as caught:
         load_rayjob(job, "job.yaml")
@@ -204,7 +207,9 @@ def test_a_custom_submitter_command_needs_no_entrypoint() -> None:
 def test_unknown_kinds_are_ignored_with_a_note() -> None:
     config_map = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "code"}}
     docs = load_documents([("a.yaml (document 1)", rayjob()), ("a.yaml (document 2)", config_map)])
-    assert docs.ignored == ("a.yaml (document 2): v1 ConfigMap code ignored (not a RayJob or Queue)",)
+    assert docs.ignored == (
+        "a.yaml (document 2): v1 ConfigMap code ignored (not a RayJob or Queue)",
+    )
 
 
 def test_a_queue_only_file_is_accepted(tmp_path: Path) -> None:
@@ -237,15 +242,14 @@ def test_yaml_timestamps_stay_text(tmp_path: Path) -> None:
 
 
 def test_yaml_merge_keys_may_be_overridden(tmp_path: Path) -> None:
+    # An explicit key next to a merge key (<<) overrides it: YAML, not a duplicate.
     path = tmp_path / "job.yaml"
-    text = _doc(rayjob()) + "x-defaults: &d {replicas: 1, minReplicas: 1}\n"
-    text = text.replace("- groupName", "- <<: *d\n    replicas: 2\n    groupName", 1)
-    path.write_text(_doc(rayjob(workers=[worker()])) + "extra: &d {a: 1}\nmore:\n  <<: *d\n  a: 2\n")
-    load_files([path])
+    path.write_text(_doc(rayjob()) + "extra: &d {a: 1}\nmore:\n  <<: *d\n  a: 2\n")
+    assert load_files([path]).jobs[0].raw["more"] == {"a": 2}
 
 
 def test_duplicate_rayjobs_are_reported() -> None:
-    with pytest.raises(SpecError, match="is also defined in a.yaml"):
+    with pytest.raises(SpecError, match=r"is also defined in a\.yaml"):
         load_documents([("a.yaml", rayjob()), ("b.yaml", rayjob())])
 
 
@@ -319,7 +323,7 @@ def test_describe_value(value: object, text: str) -> None:
 
 
 def test_field_paths_render_map_keys_in_brackets() -> None:
-    parts = ["spec", "containers", 0, "resources", "requests", MapKey("cpu")]
+    parts: list[str | int] = ["spec", "containers", 0, "resources", "requests", MapKey("cpu")]
     assert field_path(parts) == "spec.containers[0].resources.requests['cpu']"
     assert field_path(["metadata", "labels", "volcano.sh/queue-name"]) == (
         "metadata.labels['volcano.sh/queue-name']"
@@ -390,3 +394,31 @@ def test_the_raw_copy_is_private() -> None:
     assert item.raw["spec"]["entrypoint"] != "changed"
     assert item.raw_spec() is not item.raw_spec()
     assert copy.deepcopy(item.raw) == item.raw
+
+
+@pytest.mark.parametrize(
+    ("values", "path", "message", "accepted"),
+    [
+        (
+            {"completionTimeoutSeconds": 0},
+            "raygang:completionTimeoutSeconds",
+            "the number 0 is out of range",
+            "more than 0",
+        ),
+        ({"accountin": "kuberay"}, "raygang:accountin", "is not a known field", "remove it"),
+        ({"jobs": {}}, "raygang:jobs", "an empty map {} is not a list", "a list"),
+    ],
+)
+def test_settings_problems_say_what_is_accepted(
+    values: dict[str, object], path: str, message: str, accepted: str
+) -> None:
+    from components.settings import StackSettings
+
+    with pytest.raises(ValidationError) as caught:
+        StackSettings.model_validate(values)
+    (problem,) = [
+        Problem(p.source, f"raygang:{p.path}", p.message, p.accepted)
+        for p in problems_from_validation_error(caught.value, "stack dev config")
+    ]
+    assert (problem.path, problem.message) == (path, message)
+    assert accepted in problem.accepted
