@@ -23,8 +23,7 @@ from components.plan import JobPlan, PlannedResource, plan_job
 from components.queues import QueueDecl, parse_queue
 from components.settings import JobSettings
 from components.snapshot import ClusterSnapshot
-from components.spec import parse_rayjob
-from components.validate import check_rayjob
+from components.validate import load_rayjob
 
 __all__ = ["RayJobGang", "RayJobGangArgs", "VolcanoQueue"]
 
@@ -114,10 +113,7 @@ def _plan_from_args(args: RayJobGangArgs) -> JobPlan:
         return args.plan
     if args.manifest is None:
         raise SpecError.one(args.source, "<document>", "no manifest given", "a RayJob manifest")
-    item = parse_rayjob(args.manifest, args.source)
-    problems = check_rayjob(item)
-    if problems:
-        raise SpecError(problems)
+    item = load_rayjob(args.manifest, args.source)
     declared = {args.queue.decl.name: args.queue.decl} if args.queue else {}
     plan = finish_job(
         plan_job(item, args.settings, declared),

@@ -1122,7 +1122,7 @@ def _kuberay_check_name(name: str) -> str:
 def _configure_container(
     container: dict[str, Any],
     *,
-    tokens: list[str],
+    tokens: list[str] | None,
     force_command: bool,
     env_dashboard_address: str,
     submission_id: str,
@@ -1131,6 +1131,8 @@ def _configure_container(
 ) -> None:
     """KubeRay's ``configureSubmitterContainer``: command, args, env, auth env."""
     if force_command or not container.get("command"):
+        if tokens is None:
+            raise SubmitterError("internal: the submit command is needed but was not built")
         # -e: stop at the first failing command, e.g. when `ray job submit` is refused.
         container["command"] = list(SUBMITTER_COMMAND)
         container["args"] = [submit_shell(tokens)]
@@ -1269,16 +1271,23 @@ def submitter_pod_template(
                 "automountServiceAccountToken": False,
             }
         }
-    tokens = _submit_tokens(
-        mode=K8S_JOB_MODE,
-        spec=spec,
-        submission_id=submission_id,
-        address=dashboard_address,
-        sidecar_restart=False,
-        fail_on_job_failure=fail_on_job_failure,
+    first = template["spec"]["containers"][0]
+    # KubeRay builds the submit command only for a container without its own command; a
+    # user's own command (say, a light-weight submitter) may run without spec.entrypoint.
+    tokens = (
+        None
+        if isinstance(first, Mapping) and first.get("command")
+        else _submit_tokens(
+            mode=K8S_JOB_MODE,
+            spec=spec,
+            submission_id=submission_id,
+            address=dashboard_address,
+            sidecar_restart=False,
+            fail_on_job_failure=fail_on_job_failure,
+        )
     )
     _configure_container(
-        template["spec"]["containers"][0],
+        first,
         tokens=tokens,
         force_command=False,
         env_dashboard_address=dashboard_address.removeprefix("http://"),

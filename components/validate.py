@@ -23,6 +23,7 @@ Decisions documented here:
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Mapping, Sequence
@@ -684,6 +685,16 @@ def _check_auth(c: _Checker, cluster: Mapping[str, Any]) -> None:
 # --- the RayJob spec --------------------------------------------------------------------
 
 
+@functools.lru_cache(maxsize=256)
+def _runtime_env_problem(text: str) -> str | None:
+    """Why KubeRay would refuse ``runtimeEnvYAML``; cached, since stacks often share one."""
+    try:
+        submitter.runtime_env_json(text)
+    except submitter.SubmitterError as exc:
+        return str(exc)
+    return None
+
+
 def _check_spec(c: _Checker, spec: Mapping[str, Any], meta: Mapping[str, Any]) -> None:
     mode_value = spec.get("submissionMode", "K8sJobMode")
     mode = mode_value if isinstance(mode_value, str) else "K8sJobMode"
@@ -790,11 +801,9 @@ def _check_spec(c: _Checker, spec: Mapping[str, Any], meta: Mapping[str, Any]) -
             "1 to 128 letters, digits, '.', '_' and '-', starting with a letter or digit",
         )
     runtime_env = spec.get("runtimeEnvYAML")
-    if isinstance(runtime_env, str):
-        try:
-            submitter.runtime_env_json(runtime_env)
-        except submitter.SubmitterError as exc:
-            c.bad("spec.runtimeEnvYAML", str(exc), "a YAML mapping, e.g. 'pip: [requests]'")
+    why_not = _runtime_env_problem(runtime_env) if isinstance(runtime_env, str) else None
+    if why_not:
+        c.bad("spec.runtimeEnvYAML", why_not, "a YAML mapping, e.g. 'pip: [requests]'")
     for key in ("entrypointNumCpus", "entrypointNumGpus"):
         value = spec.get(key)
         if isinstance(value, int | float) and not isinstance(value, bool):

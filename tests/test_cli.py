@@ -142,14 +142,6 @@ def test_an_http_mode_sample_is_refused(tmp_path: Path) -> None:
     )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "bug in components/submitter.py: the K8sJobMode command is built (and an empty "
-        "entrypoint refused) even when the user's submitter container sets its own command; "
-        "KubeRay's getSubmitterTemplate builds it only when the container has none"
-    ),
-)
 def test_a_submitter_with_its_own_command_plans_without_entrypoint(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
