@@ -162,7 +162,9 @@ class PlanSeries:
         return fit_exponent(self.sizes, self.seconds)
 
     def seconds_at(self, jobs: int) -> tuple[float, bool] | None:
-        """Time for ``jobs`` jobs: measured, or extrapolated linearly from the largest size.
+        """Time for ``jobs`` jobs: measured, or extrapolated from the largest size.
+
+        Extrapolation follows the fitted exponent (at least 1, so never below linear).
 
         Returns:
             The seconds and whether they were measured; None when the series did not run.
@@ -171,7 +173,9 @@ class PlanSeries:
             return None
         if jobs in self.sizes:
             return self.seconds[self.sizes.index(jobs)], True
-        return self.seconds[-1] / self.sizes[-1] * jobs, False
+        exponent = max(1.0, self.exponent or 1.0)
+        growth: float = (jobs / self.sizes[-1]) ** exponent
+        return self.seconds[-1] * growth, False
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready."""

@@ -36,10 +36,9 @@ def _scenario(name: str, jobs: int, nodes: int, accounting: str) -> Callable[[],
         return lambda: plan_once(planner, docs, settings, snapshot)
     from benchmarks import pulumi_mocks
     from components.loader import load_documents
-    from components.plan import plan_stack
 
-    loaded = load_documents(docs)
-    plan = plan_stack(loaded.jobs, loaded.queues, settings, loaded.ignored)
+    planner, _, _ = load_planner()
+    plan = planner(load_documents(docs), settings, None)
     if name == "component":
         program = pulumi_mocks._component_program(plan)
     else:

@@ -22,11 +22,12 @@ from pulumi.runtime.mocks import MockMonitor
 from pulumi_kubernetes.apiextensions import CustomResource
 
 from benchmarks.measure import LONG_RUN_SECONDS, fit_exponent
+from benchmarks.planning import load_planner
 from benchmarks.synth import make_documents
 from components.component import RayJobGang, RayJobGangArgs, VolcanoQueue
 from components.loader import load_documents
 from components.manifests import owner_reference
-from components.plan import StackPlan, plan_stack
+from components.plan import StackPlan
 from components.settings import StackSettings
 
 __all__ = ["PulumiResult", "PulumiRun", "bare_inputs", "run_pulumi"]
@@ -83,10 +84,16 @@ class BareResource:
     metadata: dict[str, Any]
     body: dict[str, Any]
     depends_on: tuple[str, ...]
+    replace_on_changes: tuple[str, ...] = ()
+    ignore_changes: tuple[str, ...] = ()
 
 
 def bare_inputs(plan: StackPlan) -> list[BareResource]:
-    """The plan's resources as literal inputs: the queues once, then each job's chain."""
+    """The plan's resources as literal inputs: the queues once, then each job's chain.
+
+    Options match the component's: ``depends_on``, ``replaceOnChanges``, the lifecycle's
+    ``ignoreChanges`` and ``deleteBeforeReplace`` on the submitter Job.
+    """
     out = [
         BareResource(
             f"Queue/{q.name}",
@@ -102,6 +109,7 @@ def bare_inputs(plan: StackPlan) -> list[BareResource]:
     for job in plan.jobs:
         prefix = f"{job.namespace}/{job.name}"
         record_uid = f"uid-{prefix}-record"
+        ignored = job.lifecycle.ignore_changes if job.lifecycle is not None else {}
         for resource in job.resources:
             if resource.role == "queue":
                 continue
@@ -121,6 +129,8 @@ def bare_inputs(plan: StackPlan) -> list[BareResource]:
                     metadata,
                     {body_key: resource.manifest.get(body_key)},
                     deps,
+                    tuple(resource.replace_on_changes),
+                    tuple(ignored.get(resource.role, ())),
                 )
             )
     return out
@@ -133,6 +143,8 @@ def _bare_program(resources: Sequence[BareResource]) -> Callable[[], None]:
             opts = pulumi.ResourceOptions(
                 depends_on=[made[d] for d in r.depends_on if d in made],
                 delete_before_replace=True if r.kind == "Job" else None,
+                replace_on_changes=list(r.replace_on_changes) or None,
+                ignore_changes=list(r.ignore_changes) or None,
             )
             res: pulumi.Resource
             if r.kind == "ConfigMap":
@@ -258,10 +270,10 @@ def run_pulumi(
     A 2-job warm-up of both variants runs first and is not reported.
     """
     result = PulumiResult("preview" if preview else "up")
+    planner, _, _ = load_planner()
     for index, n in enumerate((2, *sizes)):
         warmup = index == 0
-        loaded = load_documents(make_documents(n, seed))
-        plan = plan_stack(loaded.jobs, loaded.queues, StackSettings(), loaded.ignored)
+        plan = planner(load_documents(make_documents(n, seed)), StackSettings(), None)
         bare = bare_inputs(plan)
         best = {"bare": float("inf"), "component": float("inf")}
         counts: dict[str, tuple[int, int]] = {}
