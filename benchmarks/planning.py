@@ -97,9 +97,11 @@ def load_planner() -> tuple[Planner, str, str]:
     try:
         pipeline = importlib.import_module("components.pipeline")
         plan_everything = pipeline.plan_everything
-    except Exception:  # absent or half-written: fall back to the pieces
+    except Exception as exc:  # absent or half-written: fall back to the pieces
         preflight, why = load_preflight()
         name = "plan_stack + preflight_job" if preflight else "plan_stack"
+        if not isinstance(exc, ModuleNotFoundError):
+            name += f" (components.pipeline unusable: {type(exc).__name__}: {exc})"
         return _plan_stack_then_preflight(preflight), name, why
     base = Path.cwd()
 

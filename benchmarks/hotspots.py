@@ -1,4 +1,4 @@
-"""``python -m benchmarks.profile SCENARIO``: cProfile one benchmark scenario, hot spots first.
+"""``python -m benchmarks.hotspots SCENARIO``: cProfile one benchmark scenario, hot spots first.
 
 Scenarios: ``plan`` (load + planning pass + render, no snapshot), ``preflight`` (the same
 against the synthetic snapshot), ``component`` and ``bare`` (Pulumi registration under
@@ -48,7 +48,7 @@ def _scenario(name: str, jobs: int, nodes: int, accounting: str) -> Callable[[],
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Profile one scenario and print its hot spots."""
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.profile")
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.hotspots")
     parser.add_argument("scenario", choices=["plan", "preflight", "component", "bare"])
     parser.add_argument("--jobs", type=int, default=100)
     parser.add_argument("--nodes", type=int, default=500)
