@@ -7,6 +7,8 @@ from typing import Any
 
 import pytest
 import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from components.gang import (
     Accounting,
@@ -15,7 +17,7 @@ from components.gang import (
     kuberay_gang_for_cluster,
     min_worker_replicas,
 )
-from components.quantity import format_resource_list
+from components.quantity import Quantity, format_resource_list
 from components.spec import RayClusterSpec, RayJob, WorkerGroupSpec, parse_rayjob
 from tests.builders import container, rayjob, worker
 
@@ -644,3 +646,93 @@ class TestEffectiveAccounting:
         job = rayjob(head=H, submitter_template=template)
         assert effective(job)[1]["cpu"] == "2"
         assert kuberay(job)[1]["cpu"] == "1500m"
+
+
+# --- property: effective never reserves less than KubeRay ---------------------------------
+
+
+_CPU = st.sampled_from(["100m", "250m", "500m", "1", "1.5", "2", "4"])
+_MEM = st.sampled_from(["128Mi", "512Mi", "1Gi", "1.5Gi", "2G", "4Gi"])
+
+
+@st.composite
+def _resources(draw: st.DrawFn) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for kind in ("requests", "limits"):
+        chosen = {}
+        if draw(st.booleans()):
+            chosen["cpu"] = draw(_CPU)
+        if draw(st.booleans()):
+            chosen["memory"] = draw(_MEM)
+        if draw(st.booleans()):
+            out[kind] = chosen
+    return out
+
+
+@st.composite
+def _containers(draw: st.DrawFn, prefix: str, low: int = 1) -> list[dict[str, Any]]:
+    count = draw(st.integers(low, 2))
+    return [
+        {"name": f"{prefix}{i}", "image": "ray", "resources": draw(_resources())}
+        for i in range(count)
+    ]
+
+
+@st.composite
+def _pod(draw: st.DrawFn, prefix: str) -> dict[str, Any]:
+    pod: dict[str, Any] = {"containers": draw(_containers(prefix))}
+    inits = draw(_containers(f"{prefix}-init", low=0))
+    for init in inits:
+        if draw(st.booleans()):
+            init["restartPolicy"] = "Always"
+    if inits:
+        pod["initContainers"] = inits
+    if draw(st.booleans()):
+        pod["overhead"] = {"cpu": draw(_CPU)}
+    return pod
+
+
+@st.composite
+def _jobs(draw: st.DrawFn) -> dict[str, Any]:
+    groups = []
+    for index in range(draw(st.integers(0, 3))):
+        low = draw(st.integers(0, 3))
+        high = draw(st.integers(low, 5))
+        groups.append(
+            {
+                "groupName": f"g{index}",
+                "replicas": draw(st.integers(low, high)),
+                "minReplicas": low,
+                "maxReplicas": high,
+                "numOfHosts": draw(st.integers(1, 3)),
+                "template": {"spec": draw(_pod(f"w{index}"))},
+            }
+        )
+    mode = draw(st.sampled_from(["K8sJobMode", "SidecarMode", "InteractiveMode"]))
+    spec: dict[str, Any] = {
+        "entrypoint": "python main.py",
+        "submissionMode": mode,
+        "rayClusterSpec": {
+            "enableInTreeAutoscaling": draw(st.booleans()),
+            "headGroupSpec": {"template": {"spec": draw(_pod("head"))}},
+            "workerGroupSpecs": groups,
+        },
+    }
+    if mode == "K8sJobMode" and draw(st.booleans()):
+        spec["submitterPodTemplate"] = {"spec": draw(_pod("sub"))}
+    return {"apiVersion": "ray.io/v1", "kind": "RayJob", "metadata": {"name": "p"}, "spec": spec}
+
+
+class TestEffectiveDominatesKubeRay:
+    @settings(max_examples=300, deadline=None)
+    @given(_jobs())
+    def test_effective_reserves_at_least_kuberay_in_every_dimension(
+        self, manifest: dict[str, Any]
+    ) -> None:
+        job = job_of(manifest)
+        ours = compute_gang(job, Accounting.EFFECTIVE)
+        theirs = compute_gang(job, Accounting.KUBERAY)
+        assert ours.min_member == theirs.min_member
+        zero = Quantity.zero()
+        for name, value in theirs.min_resources.items():
+            assert ours.min_resources.get(name, zero) >= value, name
