@@ -106,6 +106,9 @@ _DEFAULT_MAX_PODS = 110
 
 # Above this many pods the greedy simulation is skipped rather than slowing a preview.
 _MAX_SIMULATED_PODS = 5000
+# Beyond this many same-queue jobs of the stack, the advisory ``siblings`` check compares
+# summed resources instead of placing every other gang for every job (quadratic).
+_MAX_SIMULATED_SIBLINGS = 8
 
 _WEBHOOK = 'admission webhook "validatepodgroup.volcano.sh" denied the request: '
 _UNSCHEDULABLE_TAINT = "node.kubernetes.io/unschedulable"
@@ -1112,65 +1115,95 @@ class _Cluster:
         return _add(*(p.request for p in self.pods if p.node is not None and not p.terminal))
 
 
-def _read_cluster(
-    snapshot: ClusterSnapshot, plan: JobPlan, declared: Mapping[str, QueueDecl]
-) -> _Cluster:
-    """What the scheduler's cache would hold, minus this job's own PodGroup and pods.
+@dataclass(frozen=True)
+class _ParsedNode:
+    """A Node of the snapshot, read once."""
 
-    Declared queues replace observed ones of the same name (the stack applies its spec);
-    their state stays the observed one.
-    """
-    own_ns, own_pg = plan.namespace, plan.podgroup_name
-    pods: list[_SnapPod] = []
-    unreadable: list[str] = []
+    name: str
+    allocatable: Res
+    labels: Mapping[str, str]
+    taints: tuple[Mapping[str, Any], ...]
+    unschedulable: bool
+
+
+@dataclass(frozen=True)
+class _ParsedGroup:
+    """A PodGroup of the snapshot, read once (its pods are attached per evaluation)."""
+
+    obj: Mapping[str, Any]
+    namespace: str
+    name: str
+    queue: str
+    phase: str
+    min_member: int
+    min_raw: Mapping[str, Quantity] | None
+    created: str
+
+
+@dataclass(frozen=True)
+class _ParsedSnapshot:
+    """Everything of a snapshot that does not depend on the job judged."""
+
+    # (namespace, PodGroup annotation, the pod or None when unreadable, "ns/name")
+    pods: tuple[tuple[str, str | None, _SnapPod | None, str], ...]
+    nodes: tuple[_ParsedNode, ...]
+    groups: tuple[_ParsedGroup, ...]
+    queues: Mapping[str, _QueueView]
+    has_queues: bool
+
+
+# Snapshots are read once per planning pass, not once per job: a few recent ones, by
+# identity (a ClusterSnapshot holds a dict, so it has no value hash). The entries keep
+# their snapshot alive, so an id is never reused while it is cached.
+_PARSED_CACHE: list[tuple[ClusterSnapshot, _ParsedSnapshot]] = []
+_PARSED_CACHE_SIZE = 4
+
+
+def _parse_snapshot(snapshot: ClusterSnapshot) -> _ParsedSnapshot:
+    for cached, parsed in _PARSED_CACHE:
+        if cached is snapshot:
+            return parsed
+    parsed = _parse_snapshot_uncached(snapshot)
+    _PARSED_CACHE.insert(0, (snapshot, parsed))
+    del _PARSED_CACHE[_PARSED_CACHE_SIZE:]
+    return parsed
+
+
+def _parse_snapshot_uncached(snapshot: ClusterSnapshot) -> _ParsedSnapshot:
+    pods: list[tuple[str, str | None, _SnapPod | None, str]] = []
     for obj in snapshot.of_kind("Pod"):
         meta, spec, status = _meta(obj), _spec(obj), _status(obj)
         namespace = str(meta.get("namespace") or "default")
         annotations = meta.get("annotations") or {}
         group = annotations.get(GROUP_NAME_ANNOTATION) if isinstance(annotations, Mapping) else None
-        if namespace == own_ns and group == own_pg:
-            # This job's own pods (from an earlier `up`): preflight judges the gang anew.
-            continue
+        label = f"{namespace}/{meta.get('name')}"
         request = _pod_request(spec)
         if request is None:
-            unreadable.append(f"{namespace}/{meta.get('name')}")
+            pods.append((namespace, group, None, label))
             continue
-        pods.append(
-            _SnapPod(
-                namespace=namespace,
-                name=str(meta.get("name")),
-                node=str(spec["nodeName"]) if spec.get("nodeName") else None,
-                phase=str(status.get("phase") or "Pending"),
-                terminating=bool(meta.get("deletionTimestamp")),
-                group=str(group) if group else None,
-                volcano=spec.get("schedulerName") == SCHEDULER,
-                request=request,
-                placement=_Placement.of(spec),
-                created=str(meta.get("creationTimestamp") or ""),
-            )
+        pod = _SnapPod(
+            namespace=namespace,
+            name=str(meta.get("name")),
+            node=str(spec["nodeName"]) if spec.get("nodeName") else None,
+            phase=str(status.get("phase") or "Pending"),
+            terminating=bool(meta.get("deletionTimestamp")),
+            group=str(group) if group else None,
+            volcano=spec.get("schedulerName") == SCHEDULER,
+            request=request,
+            placement=_Placement.of(spec),
+            created=str(meta.get("creationTimestamp") or ""),
         )
+        pods.append((namespace, group, pod, label))
 
-    by_node: dict[str, list[_SnapPod]] = {}
-    for pod in pods:
-        # Succeeded and Failed pods hold nothing; every other bound pod does, any scheduler.
-        if pod.node is not None and not pod.terminal:
-            by_node.setdefault(pod.node, []).append(pod)
-    nodes: list[_Node] = []
+    nodes: list[_ParsedNode] = []
     for obj in snapshot.of_kind("Node"):
         meta, spec, status = _meta(obj), _spec(obj), _status(obj)
         raw = status.get("allocatable") or status.get("capacity") or {}
-        allocatable = _res(_quantities(raw))
-        name = str(meta.get("name"))
-        on_node = by_node.get(name, [])
-        used = _add(*(p.request for p in on_node))
-        releasing = _add(*(p.request for p in on_node if p.terminating))
         labels = meta.get("labels") or {}
         nodes.append(
-            _Node(
-                name=name,
-                allocatable=allocatable,
-                idle=_sub(allocatable, used),
-                releasing=releasing,
+            _ParsedNode(
+                name=str(meta.get("name")),
+                allocatable=_res(_quantities(raw)),
                 labels={str(k): str(v) for k, v in labels.items()}
                 if isinstance(labels, Mapping)
                 else {},
@@ -1179,32 +1212,22 @@ def _read_cluster(
             )
         )
 
-    groups: list[_SnapGroup] = []
-    own_group: Mapping[str, Any] | None = None
-    by_key: dict[tuple[str, str], _SnapGroup] = {}
+    groups: list[_ParsedGroup] = []
     for obj in snapshot.of_kind("PodGroup"):
         meta, spec, status = _meta(obj), _spec(obj), _status(obj)
-        namespace = str(meta.get("namespace") or "default")
-        name = str(meta.get("name"))
-        if namespace == own_ns and name == own_pg:
-            own_group = obj
-            continue
         min_raw = spec.get("minResources")
-        group = _SnapGroup(
-            namespace=namespace,
-            name=name,
-            queue=str(spec.get("queue") or "default"),
-            phase=str(status.get("phase") or "Pending"),
-            min_member=int(spec.get("minMember") or 0),
-            min_raw=_quantities(min_raw) if isinstance(min_raw, Mapping) else None,
-            created=str(meta.get("creationTimestamp") or ""),
+        groups.append(
+            _ParsedGroup(
+                obj=obj,
+                namespace=str(meta.get("namespace") or "default"),
+                name=str(meta.get("name")),
+                queue=str(spec.get("queue") or "default"),
+                phase=str(status.get("phase") or "Pending"),
+                min_member=int(spec.get("minMember") or 0),
+                min_raw=_quantities(min_raw) if isinstance(min_raw, Mapping) else None,
+                created=str(meta.get("creationTimestamp") or ""),
+            )
         )
-        groups.append(group)
-        by_key[(namespace, name)] = group
-    for pod in pods:
-        if pod.group is not None and (pod.namespace, pod.group) in by_key:
-            by_key[(pod.namespace, pod.group)].pods.append(pod)
-    groups.sort(key=lambda g: (g.created, g.namespace, g.name))
 
     queues: dict[str, _QueueView] = {}
     for obj in snapshot.of_kind("Queue"):
@@ -1222,6 +1245,82 @@ def _read_cluster(
             declared=False,
             observed=True,
         )
+    return _ParsedSnapshot(
+        pods=tuple(pods),
+        nodes=tuple(nodes),
+        groups=tuple(groups),
+        queues=queues,
+        has_queues=snapshot.has_kind("Queue"),
+    )
+
+
+def _read_cluster(
+    snapshot: ClusterSnapshot, plan: JobPlan, declared: Mapping[str, QueueDecl]
+) -> _Cluster:
+    """What the scheduler's cache would hold, minus this job's own PodGroup and pods.
+
+    Declared queues replace observed ones of the same name (the stack applies its spec);
+    their state stays the observed one.
+    """
+    parsed = _parse_snapshot(snapshot)
+    own_ns, own_pg = plan.namespace, plan.podgroup_name
+    pods: list[_SnapPod] = []
+    unreadable: list[str] = []
+    for namespace, group_name, snap_pod, label in parsed.pods:
+        if namespace == own_ns and group_name == own_pg:
+            # This job's own pods (from an earlier `up`): preflight judges the gang anew.
+            continue
+        if snap_pod is None:
+            unreadable.append(label)
+            continue
+        pods.append(snap_pod)
+
+    by_node: dict[str, list[_SnapPod]] = {}
+    for pod in pods:
+        # Succeeded and Failed pods hold nothing; every other bound pod does, any scheduler.
+        if pod.node is not None and not pod.terminal:
+            by_node.setdefault(pod.node, []).append(pod)
+    nodes: list[_Node] = []
+    for node in parsed.nodes:
+        on_node = by_node.get(node.name, [])
+        used = _add(*(p.request for p in on_node))
+        releasing = _add(*(p.request for p in on_node if p.terminating))
+        nodes.append(
+            _Node(
+                name=node.name,
+                allocatable=dict(node.allocatable),
+                idle=_sub(node.allocatable, used),
+                releasing=releasing,
+                labels=dict(node.labels),
+                taints=node.taints,
+                unschedulable=node.unschedulable,
+            )
+        )
+
+    groups: list[_SnapGroup] = []
+    own_group: Mapping[str, Any] | None = None
+    by_key: dict[tuple[str, str], _SnapGroup] = {}
+    for pg in parsed.groups:
+        if pg.namespace == own_ns and pg.name == own_pg:
+            own_group = pg.obj
+            continue
+        group = _SnapGroup(
+            namespace=pg.namespace,
+            name=pg.name,
+            queue=pg.queue,
+            phase=pg.phase,
+            min_member=pg.min_member,
+            min_raw=pg.min_raw,
+            created=pg.created,
+        )
+        groups.append(group)
+        by_key[(pg.namespace, pg.name)] = group
+    for pod in pods:
+        if pod.group is not None and (pod.namespace, pod.group) in by_key:
+            by_key[(pod.namespace, pod.group)].pods.append(pod)
+    groups.sort(key=lambda g: (g.created, g.namespace, g.name))
+
+    queues: dict[str, _QueueView] = dict(parsed.queues)
     for name, decl in declared.items():
         seen = queues.get(name)
         queues[name] = _declared_view(decl, seen)
@@ -1232,7 +1331,7 @@ def _read_cluster(
         pods=pods,
         queues=queues,
         has_nodes=bool(nodes),
-        has_queues=snapshot.has_kind("Queue"),
+        has_queues=parsed.has_queues,
         own_group=own_group,
         unreadable_pods=unreadable,
     )
@@ -1459,6 +1558,8 @@ class _Preflight:
         self.failed: set[str] = set()
         # The resource names each failed resource check was short of.
         self.short: dict[str, set[str]] = {}
+        # cluster_after_others() without extra gangs, once computed (base_after_others).
+        self._base: tuple[list[_Node], list[str]] | None = None
 
     # -- bookkeeping ---------------------------------------------------------------------
 
@@ -2232,6 +2333,13 @@ class _Preflight:
             _place_gang(tasks_, nodes, min_member, whole_gang=True)
         return nodes, notes
 
+    def base_after_others(self) -> tuple[list[_Node], list[str]]:
+        """``cluster_after_others()`` without extra gangs, computed once: fresh copies."""
+        if self._base is None:
+            self._base = self.cluster_after_others()
+        nodes, notes = self._base
+        return [n.copy() for n in nodes], list(notes)
+
     def simulate(
         self, nodes: list[_Node], gang: Sequence[_Task], queue_ok: QueueGate | None
     ) -> _GangOutcome:
@@ -2258,7 +2366,7 @@ class _Preflight:
         # When the fair-share check already failed, place without it so this check tells
         # whether the nodes themselves could take the gang.
         queue_ok = self.queue_gate(fair) if "fair-share" not in self.failed else None
-        base, notes = self.cluster_after_others()
+        base, notes = self.base_after_others()
         prefix = ("; ".join(notes) + "; ") if notes else ""
         gang = self.pods.gang
         nodes = [n.copy() for n in base]
@@ -2624,14 +2732,17 @@ class _Preflight:
                         "queue resource quota insufficient: "
                         + ", ".join(f"insufficient {n}" for n in together_q)
                     )
-            sibling_pods = [_job_pods(s) for s in self.siblings]
+            many = len(self.siblings) > _MAX_SIMULATED_SIBLINGS
+            sibling_pods = [] if many else [_job_pods(s) for s in self.siblings]
             small = all(p.created <= _MAX_SIMULATED_PODS for p in [self.pods, *sibling_pods])
-            if not problems and small:
+            if not problems and many:
+                problems += self.siblings_by_sum(combined)
+            elif not problems and small:
                 gangs = [
                     (list(p.gang), s.gang.min_member)
                     for p, s in zip(sibling_pods, self.siblings, strict=True)
                 ]
-                alone_nodes, _ = self.cluster_after_others()
+                alone_nodes, _ = self.base_after_others()
                 together_nodes, _ = self.cluster_after_others(gangs)
                 alone = _place_gang(
                     self.pods.gang, alone_nodes, self.plan.gang.min_member, whole_gang=True
@@ -2669,8 +2780,45 @@ class _Preflight:
             self.add(
                 "siblings",
                 "pass",
-                f"fits together with {names} (same stack, same queue {self.qname})",
+                f"fits together with {names} (same stack, same queue {self.qname})"
+                + (
+                    f" by summed resources (more than {_MAX_SIMULATED_SIBLINGS} jobs in the "
+                    "queue: the gangs are not placed one by one)"
+                    if len(self.siblings) > _MAX_SIMULATED_SIBLINGS
+                    and self.cluster is not None
+                    and self.cluster.has_nodes
+                    and self.queue is not None
+                    else ""
+                ),
             )
+
+    def siblings_by_sum(self, combined: Res) -> list[str]:
+        """Too many siblings to place one gang after another for every job of the stack
+        (that is quadratic in the stack's size): compare the gangs' summed minimum with
+        the room the nodes have left once the pods placed before ours are placed.
+
+        A shortfall here is certain (no placement can beat the sum); room in total does
+        not prove that every gang finds nodes, which the message says.
+        """
+        nodes, _ = self.base_after_others()
+        alone = (
+            _place_gang(self.pods.gang, nodes, self.plan.gang.min_member, whole_gang=True)
+            if self.pods.created <= _MAX_SIMULATED_PODS
+            else None
+        )
+        if alone is not None and not (alone.ready or alone.pipelined):
+            return []  # it does not fit alone: the placement check already says so
+        nodes, _ = self.base_after_others()
+        room = _add(*(n.future_idle() for n in nodes if not n.unschedulable))
+        short = _insufficient(combined, room, combined)
+        if not short:
+            return []
+        return [
+            f"the nodes cannot hold all these gangs at once: together they need "
+            f"{_show_res(combined, short)}, the nodes have {_show_res(room, short)} left "
+            f"(summed over the nodes: with more than {_MAX_SIMULATED_SIBLINGS} jobs in the "
+            "queue the gangs are not placed one by one)"
+        ]
 
     # -- driver --------------------------------------------------------------------------
 
