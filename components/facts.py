@@ -344,21 +344,6 @@ class JobFacts:
     notes: tuple[str, ...] = ()
 
     @property
-    def submitter_exists(self) -> bool:
-        """The submitter Job exists."""
-        return self.submitter is not None
-
-    @property
-    def cluster_exists(self) -> bool:
-        """The RayCluster exists (possibly being deleted)."""
-        return self.cluster is not None
-
-    @property
-    def podgroup_exists(self) -> bool:
-        """The PodGroup exists."""
-        return self.podgroup is not None
-
-    @property
     def own_record(self) -> RecordFacts | None:
         """The job record when raygang wrote it; None for a missing or foreign ConfigMap."""
         return self.record if self.record is not None and self.record.managed else None

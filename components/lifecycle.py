@@ -367,8 +367,6 @@ class Lifecycle:
         finished_at: when it finished.
         cleanup: the cleanup in force for a finished job (e.g. ``DeleteCluster``).
         next_change_at: the earliest time a later run will change something.
-        podgroup_min_member: the declared PodGroup's ``minMember``; None when removed.
-        podgroup_min_resources: the declared PodGroup's ``minResources``.
         removed: ``Kind/name`` of the planned objects this run does not declare.
         ignore_changes: Pulumi ``ignoreChanges`` paths per role: a finished submitter
             Job's spec must never be replaced, or it would run again.
@@ -383,8 +381,6 @@ class Lifecycle:
     finished_at: datetime | None = None
     cleanup: str | None = None
     next_change_at: datetime | None = None
-    podgroup_min_member: int | None = None
-    podgroup_min_resources: Mapping[str, str] = field(default_factory=dict)
     removed: tuple[str, ...] = ()
     ignore_changes: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
@@ -1291,12 +1287,6 @@ def _finish(
     kept = _resolve_deps(plan.resources, kept)
     refs = {r.ref for r in kept}
     removed = tuple(r.ref for r in plan.resources if r.ref not in refs)
-    pg = declared.get("podgroup")
-    spec = (pg.manifest.get("spec") or {}) if pg is not None else {}
-    lifecycle = dataclasses.replace(
-        lifecycle,
-        removed=removed,
-        podgroup_min_member=int(spec["minMember"]) if pg is not None else None,
-        podgroup_min_resources=dict(spec.get("minResources") or {}),
-    )
+    # What the PodGroup holds now is read from its manifest (JobPlan.declared_min_member).
+    lifecycle = dataclasses.replace(lifecycle, removed=removed)
     return dataclasses.replace(plan, resources=tuple(kept), submission_id=sid, lifecycle=lifecycle)

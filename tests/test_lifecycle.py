@@ -317,7 +317,7 @@ def test_finished_after_ttl_removes_the_cluster_and_zeroes_the_podgroup(now: dat
     assert roles(decided) == ["record", "podgroup", "submitter"]
     assert life.removed == (f"RayCluster/{NAME}",)
     assert pg_gang(decided) == (0, {})
-    assert life.podgroup_min_member == 0 and life.podgroup_min_resources == {}
+    assert decided.declared_min_member == 0 and decided.declared_min_resources == {}
     # The submitter depended on the removed RayCluster; it now follows the PodGroup.
     assert decided.resource("submitter").depends_on == (f"PodGroup/{PG}",)  # type: ignore[union-attr]
     assert (
@@ -459,7 +459,7 @@ def test_delete_self_keeps_only_a_tombstone_record() -> None:
     assert life.cleanup == "DeleteSelf"
     assert roles(decided) == ["record"]
     assert set(life.removed) == {f"PodGroup/{PG}", f"RayCluster/{NAME}", f"Job/{NAME}"}
-    assert life.podgroup_min_member is None
+    assert decided.resource("podgroup") is None
     assert {
         a.split(" ")[0] + " " + a.split(" ")[1] for a in life.changes if a.startswith("delete")
     } == {
