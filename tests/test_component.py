@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import runpy
 import sys
 from typing import Any
@@ -125,7 +126,7 @@ class TestDevStack:
 
         record = monitor.of_type(CM_T)[0].inputs
         assert record["metadata"]["name"] == "demo-job"
-        assert "rayjob.yaml" in record["data"]
+        assert json.loads(record["data"]["rayjob.json"])["metadata"]["name"] == "demo-job"
 
 
 class TestEveryStack:

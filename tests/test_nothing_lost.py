@@ -16,6 +16,7 @@ is tested in ``test_cli.py``); samples using ``generateName`` are planned with a
 from __future__ import annotations
 
 import copy
+import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -186,7 +187,7 @@ def check_nothing_lost(path: Path) -> list[JobPlan]:
         _check_owned_metadata(job, cluster)
 
         record = _resource(job, "record")
-        assert yaml.safe_load(record["data"]["rayjob.yaml"]) == raw
+        assert json.loads(record["data"]["rayjob.json"]) == raw
 
         template = raw["spec"].get("submitterPodTemplate")
         if mode == "K8sJobMode" and template is not None:
