@@ -65,6 +65,12 @@ def _container(
 
 def _pod_spec(rng: random.Random, main: str, gpu: bool, extras: bool) -> dict[str, Any]:
     spec: dict[str, Any] = {"containers": [_container(rng, main, gpu=gpu)]}
+    if gpu and rng.random() < 0.9:
+        # What the ExtendedResourceToleration admission plugin adds to a pod asking for GPUs;
+        # the other tenth forgot it, so preflight's failure paths are measured too.
+        spec["tolerations"] = [
+            {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}
+        ]
     if extras:
         # A regular sidecar, a plain init container and a native sidecar (KEP-753).
         spec["containers"].append(_container(rng, "log-shipper"))

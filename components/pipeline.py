@@ -127,7 +127,6 @@ def plan_everything(
     finished: list[JobPlan] = []
     problems: list[Problem] = []
     for job in stack.jobs:
-        others = [j for j in stack.jobs if j is not job]
         try:
             finished.append(
                 finish_job(
@@ -135,7 +134,9 @@ def plan_everything(
                     queues=declared,
                     snapshot=snapshot,
                     now=clock,
-                    others=others,
+                    # The whole stack, the same tuple for every job: preflight leaves the
+                    # job itself out and indexes the stack once.
+                    others=stack.jobs,
                     node_shapes=shapes,
                 )
             )

@@ -63,10 +63,12 @@ we pick by name).
 from __future__ import annotations
 
 import heapq
+import itertools
 import math
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
+from functools import cached_property
 from typing import Any, Literal
 
 from pydantic import ValidationError
@@ -360,8 +362,23 @@ def _short_on_node(request: Mapping[str, Num], free: Mapping[str, Num]) -> list[
 
 
 def _fits(request: Mapping[str, Num], free: Mapping[str, Num]) -> bool:
-    """``LessEqual(Zero)`` with Volcano's 0.1 tolerance."""
-    return not _short_on_node(request, free)
+    """``LessEqual(Zero)`` with Volcano's 0.1 tolerance: ``not _short_on_node(...)``.
+
+    The hottest test of a simulation, so it stops at the first short resource and
+    compares integers (what ``_unit`` yields) without the tolerance, which cannot change
+    an integer comparison.
+    """
+    for name in ("cpu", "memory"):
+        if name not in request and not _le(_ZERO, free.get(name, _ZERO)):
+            return False  # a node already over its allocatable
+    for name, value in request.items():
+        have = free.get(name, _ZERO)
+        if type(value) is int and type(have) is int:
+            if value > have:
+                return False
+        elif not _le(value, have):
+            return False
+    return True
 
 
 def _insufficient(
@@ -493,6 +510,15 @@ class _Placement:
             tuple(unmodelled),
         )
 
+    @cached_property
+    def key(self) -> str:
+        """What the static predicates read, as one comparable value.
+
+        ``repr`` is exact for the plain values of a manifest; two equal placements
+        written in another key order only miss each other's cached results.
+        """
+        return repr((self.tolerations, self.node_selector, self.required_terms))
+
 
 @dataclass(frozen=True)
 class _Task:
@@ -517,13 +543,28 @@ class _Task:
         """Volcano's ``IsEmpty`` ignores ``pods``: such a pod is left to backfill."""
         return all(v < _EPSILON for n, v in self.request.items() if n != "pods")
 
+    @cached_property
+    def shape(self) -> tuple[Any, ...]:
+        """What a node's rank for this pod depends on: its request and its placement."""
+        return (tuple(sorted(self.request.items())), self.placement.key)
+
+
+# Node state stamps: unique across the process, so two nodes with the same ``version``
+# are copies of one state and share every fit and score computed for it.
+_STAMPS = itertools.count(1)
+
+
+def _stamp() -> int:
+    return next(_STAMPS)
+
 
 @dataclass
 class _Node:
     """A node during a simulation.
 
-    ``idle`` and ``pipelined`` change as pods land; ``version`` counts the changes, so
-    fit and score results cached for an unchanged node stay valid.
+    ``idle`` and ``pipelined`` change as pods land; every change takes a new ``version``
+    (a process-wide stamp, kept by copies), so fit and score results computed for one
+    state stay valid for every node that still has that version.
     """
 
     name: str
@@ -534,7 +575,14 @@ class _Node:
     taints: tuple[Mapping[str, Any], ...]
     unschedulable: bool
     pipelined: Res = field(default_factory=dict)
-    version: int = 0
+    version: int = field(default_factory=_stamp)
+    # Names labels, taints and the cordon: copies keep it, ``empty()`` takes a new one.
+    static_id: int = field(default_factory=_stamp)
+
+    @cached_property
+    def size(self) -> tuple[tuple[str, Num], ...]:
+        """``allocatable`` as a comparable value."""
+        return tuple(sorted(self.allocatable.items()))
 
     def copy(self) -> _Node:
         return replace(
@@ -550,14 +598,13 @@ class _Node:
             return self.idle
         return _sub(_add(self.idle, self.releasing), self.pipelined)
 
-    def take(self, request: Res, *, pipeline: bool, undo: bool = False) -> None:
-        """Place (or, with ``undo``, remove) a pod on idle or, pipelined, on releasing room."""
-        # Placing lowers idle or raises pipelined; undoing reverses that.
+    def take(self, request: Res, *, pipeline: bool) -> None:
+        """Place a pod on idle or, pipelined, on the room terminating pods release."""
         target = self.pipelined if pipeline else self.idle
-        direction = (1 if pipeline else -1) * (-1 if undo else 1)
+        direction = 1 if pipeline else -1
         for name, value in request.items():
             target[name] = target.get(name, 0) + direction * value
-        self.version += 1
+        self.version = _stamp()
 
     def empty(self) -> _Node:
         """The node with nothing on it and without transient conditions.
@@ -575,6 +622,8 @@ class _Node:
             pipelined={},
             taints=taints,
             unschedulable=False,
+            version=_stamp(),
+            static_id=_stamp(),
         )
 
 
@@ -646,7 +695,26 @@ def _selects(task: _Task, node: _Node) -> bool:
     return terms is None or any(_term_matches(t, node) for t in terms)
 
 
+# _static_failure per (placement, node): labels, taints and cordons are the same in every
+# copy of a node, and a stack's pods share a handful of placements.
+_STATIC: dict[tuple[str, int], str | None] = {}
+_STATIC_KEPT = 1 << 18
+
+
 def _static_failure(task: _Task, node: _Node) -> str | None:
+    """``_static_uncached``, remembered per kind of placement and node."""
+    key = (task.placement.key, node.static_id)
+    try:
+        return _STATIC[key]
+    except KeyError:
+        pass
+    if len(_STATIC) >= _STATIC_KEPT:
+        _STATIC.clear()
+    reason = _STATIC[key] = _static_uncached(task, node)
+    return reason
+
+
+def _static_uncached(task: _Task, node: _Node) -> str | None:
     """The predicates plugin's stable filters, each stopping at its first failure.
 
     NodeUnschedulable (a cordon, unless tolerated), NodeAffinity (nodeSelector and
@@ -672,9 +740,9 @@ def _fit_failure(task: _Task, node: _Node, free: Mapping[str, Num] | None = None
     Allocate's own resource check against FutureIdle comes first (``Insufficient``
     names the first short resource), then the predicates.
     """
-    short = _short_on_node(task.request, node.future_idle() if free is None else free)
-    if short:
-        return f"Insufficient {short[0]}"
+    room = node.future_idle() if free is None else free
+    if not _fits(task.request, room):
+        return f"Insufficient {_short_on_node(task.request, room)[0]}"
     return _static_failure(task, node)
 
 
@@ -696,20 +764,37 @@ def _score(task: _Task, node: _Node) -> Num:
     task, in integer arithmetic: ``sum((alloc - req) * 100 // alloc) // 2`` and
     ``floor((1 - |cpu fraction - memory fraction| / 2) * 100)``.
     """
+    allocatable, idle, request = node.allocatable, node.idle, task.request
+    return _score_of(
+        allocatable.get("cpu", _ZERO),
+        idle.get("cpu", _ZERO),
+        request.get("cpu", _ZERO),
+        allocatable.get("memory", _ZERO),
+        idle.get("memory", _ZERO),
+        request.get("memory", _ZERO),
+    )
+
+
+def _score_of(
+    cpu_of: Num, cpu_idle: Num, cpu_ask: Num, mem_of: Num, mem_idle: Num, mem_ask: Num
+) -> Num:
+    """``_score`` from the six numbers it reads (cpu, then memory: allocatable, idle, ask)."""
     least: Num = 0
-    shares: list[tuple[Num, Num]] = []
-    for name in ("cpu", "memory"):
-        allocatable = node.allocatable.get(name, 0)
-        if allocatable <= 0:
-            shares.append((1, 1))
-            continue
-        requested = allocatable - node.idle.get(name, 0) + task.request.get(name, 0)
-        least += max(0, (allocatable - requested) * 100 // allocatable)
-        shares.append((min(max(requested, 0), allocatable), allocatable))
-    (cpu, cpu_of), (memory, memory_of) = shares
-    gap = cpu * memory_of - memory * cpu_of
+    if cpu_of > 0:
+        cpu = cpu_of - cpu_idle + cpu_ask
+        least += max(0, (cpu_of - cpu) * 100 // cpu_of)
+        cpu = min(max(cpu, 0), cpu_of)
+    else:
+        cpu = cpu_of = 1
+    if mem_of > 0:
+        memory = mem_of - mem_idle + mem_ask
+        least += max(0, (mem_of - memory) * 100 // mem_of)
+        memory = min(max(memory, 0), mem_of)
+    else:
+        memory = mem_of = 1
+    gap = cpu * mem_of - memory * cpu_of
     gap = gap if gap >= 0 else -gap
-    return least // 2 + 100 + (-50 * gap // (cpu_of * memory_of))
+    return least // 2 + 100 + (-50 * gap // (cpu_of * mem_of))
 
 
 @dataclass
@@ -730,78 +815,379 @@ class _GangOutcome:
 QueueGate = Callable[[_Task, Res], bool]
 
 
-class _Chooser:
-    """The best node for one kind of pod, in a heap refreshed lazily.
+Rank = tuple[Num, ...]
 
-    Placing a pod changes one node, so only that node's entry is recomputed when it
-    surfaces; during one gang attempt nodes only lose room, so a node that cannot take
+
+def _score_bound(node: _Node) -> Num:
+    """The most ``_score`` can give on ``node`` for any pod: the leastrequested part with
+    nothing asked, plus the balancedresource part at its best (100)."""
+    least: Num = 0
+    for name in ("cpu", "memory"):
+        allocatable = node.allocatable.get(name, _ZERO)
+        if allocatable > 0:
+            least += max(0, node.idle.get(name, _ZERO) * 100 // allocatable)
+    return least // 2 + 100
+
+
+def _rank_bound(node: _Node) -> Rank:
+    """A rank no pod can beat on ``node`` (``_volcano_rank`` is never below it)."""
+    return (0, -_score_bound(node))
+
+
+class _Chooser:
+    """The best node for one kind of pod, found lazily.
+
+    Without a ``ranking`` every node is ranked up front, in a heap refreshed lazily:
+    placing a pod changes one node, so only that node's entry is recomputed when it
+    surfaces. During one gang attempt nodes only lose room, so a node that cannot take
     the pod never can again.
+
+    With a ``ranking`` of the state the nodes were copied from (``_volcano_rank`` only),
+    the nodes still in that state come in the ranking's order, and a changed node is
+    ranked only once its bound (``_rank_bound``) could beat the best candidate: the
+    choice is the one a full scan would make.
 
     Args:
         task: the pod (the pods of a group share one _Task object).
         nodes: the candidate nodes, in name order (ties go to the first).
         rank: a node's rank for the task, lower is better; None when it cannot take it.
+        ranking: the ranks of ``_volcano_rank`` in the original state of ``nodes``.
+        changed: the indexes of ``nodes`` that may differ from the ranking's state (all
+            that do, maybe more); found by comparing versions when not given.
     """
 
     def __init__(
         self,
         task: _Task,
         nodes: Sequence[_Node],
-        rank: Callable[[_Task, _Node], tuple[Num, ...] | None],
+        rank: Callable[[_Task, _Node], Rank | None],
+        ranking: _Ranking | None = None,
+        changed: Iterable[int] | None = None,
     ) -> None:
         self.task, self.nodes, self.rank = task, nodes, rank
-        self.heap: list[tuple[tuple[Num, ...], int, int]] = []
-        for index, node in enumerate(nodes):
-            value = rank(task, node)
-            if value is not None:
-                self.heap.append((value, index, node.version))
-        heapq.heapify(self.heap)
+        # Ranked: (rank, index, version). Not ranked yet (changed nodes): (bound, ...).
+        self.ranked: list[tuple[Rank, int, int]] = []
+        self.bounded: list[tuple[Rank, int, int]] = []
+        self.order: _Order | None = None
+        self.versions: Sequence[int] = ()
+        self.position = 0
+        self.tracked: set[int] = set()  # indexes this chooser follows itself
+        if ranking is not None and len(ranking.versions) == len(nodes):
+            self.order = ranking.order(task)
+            self.versions = ranking.versions
+            for index in ranking.changed(nodes) if changed is None else changed:
+                self.tracked.add(index)
+                node = nodes[index]
+                self.bounded.append((_rank_bound(node), index, node.version))
+            heapq.heapify(self.bounded)
+        else:
+            for index, node in enumerate(nodes):
+                value = rank(task, node)
+                if value is not None:
+                    self.ranked.append((value, index, node.version))
+            heapq.heapify(self.ranked)
 
-    def best(self) -> _Node | None:
-        while self.heap:
-            _, index, version = self.heap[0]
-            node = self.nodes[index]
-            if version == node.version:
-                return node
-            heapq.heappop(self.heap)
-            value = self.rank(self.task, node)
-            if value is not None:
-                heapq.heappush(self.heap, (value, index, node.version))
-        return None
+    def follow(self, index: int) -> None:
+        """Track a node whose state left the ranking's (or changed since it was ranked)."""
+        self.tracked.add(index)
+        node = self.nodes[index]
+        if self.order is not None:
+            heapq.heappush(self.bounded, (_rank_bound(node), index, node.version))
+        elif (value := self.rank(self.task, node)) is not None:
+            heapq.heappush(self.ranked, (value, index, node.version))
+
+    def best(self) -> int | None:
+        """The index of the best node; None when no node can take the pod."""
+        nodes, versions, order = self.nodes, self.versions, self.order
+        while True:
+            kept: tuple[Rank, int] | None = None
+            if order is not None:
+                # The first node of the ranking still in its ranked state.
+                while (entry := order.at(self.position)) is not None:
+                    index = entry[1]
+                    if nodes[index].version == versions[index]:
+                        kept = entry
+                        break
+                    self.position += 1
+                    if index not in self.tracked:
+                        self.follow(index)
+            while self.ranked:
+                _, index, version = self.ranked[0]
+                if version == nodes[index].version:
+                    break
+                heapq.heappop(self.ranked)
+                self.follow(index)
+            best = kept
+            if self.ranked and (best is None or self.ranked[0][:2] < best):
+                best = self.ranked[0][:2]
+            if self.bounded and (best is None or self.bounded[0][:2] < best):
+                # A changed node might beat the best so far: rank it, then look again.
+                _, index, version = heapq.heappop(self.bounded)
+                node = nodes[index]
+                if version != node.version:
+                    self.follow(index)
+                elif (value := self.rank(self.task, node)) is not None:
+                    heapq.heappush(self.ranked, (value, index, version))
+                continue
+            return best[1] if best is not None else None
+
+
+class _Order:
+    """The nodes of a ranking's state that can take one kind of pod, best first.
+
+    Ranked only as far as someone looks: nodes are visited by ``_rank_bound`` and an
+    entry is final once no unvisited node's bound can beat it. A gang takes the first
+    few nodes of each kind of pod, so on a cluster whose nodes differ in load most are
+    never ranked. When the bounds do not separate the nodes (an idle cluster, where
+    every node scores about the same) the rest are ranked at once, column by column.
+    """
+
+    def __init__(self, ranking: _Ranking, task: _Task) -> None:
+        self.ranking, self.task = ranking, task
+        self.found: list[tuple[Rank, int]] = []
+        self.pending: list[tuple[Rank, int]] = []
+        self.visited = 0
+        # Past this many visits the bounds are not pruning: rank the rest at once.
+        self.eager_after = max(32, len(ranking.nodes) // 8)
+        request = task.request
+        self.fast = ranking.integral and all(type(v) is int for v in request.values())
+        self.allowed = ranking.allowed(task) if self.fast else []
+
+    def at(self, position: int) -> tuple[Rank, int] | None:
+        """The ``position``-th best ``(rank, index)``; None past the last."""
+        found, pending = self.found, self.pending
+        ranking = self.ranking
+        visit = ranking.by_bound
+        while len(found) <= position:
+            if self.visited < len(visit):
+                index = visit[self.visited]
+                if pending and pending[0] < (ranking.bounds[index], index):
+                    found.append(heapq.heappop(pending))
+                    continue
+                if self.visited >= self.eager_after:
+                    rest = self.rank_all(visit[self.visited :])
+                    self.visited = len(visit)
+                    pending.extend(rest)
+                    pending.sort()
+                    found.extend(pending)
+                    pending.clear()
+                    continue
+                self.visited += 1
+                value = self.rank(index)
+                if value is not None:
+                    heapq.heappush(pending, (value, index))
+            elif pending:
+                found.append(heapq.heappop(pending))
+            else:
+                return None
+        return found[position]
+
+    def rank(self, index: int) -> Rank | None:
+        """``_volcano_rank`` of one node of the ranking's state."""
+        node = self.ranking.nodes[index]
+        if self.fast:
+            if not self.allowed[index]:
+                return None
+            room = self.ranking.rooms[index]
+            request = self.task.request
+            if not _fits(request, room):
+                return None
+            flag = 0 if room is node.idle or _fits(request, node.idle) else 1
+            return (flag, -_score(self.task, node))
+        return _volcano_rank(self.task, node)
+
+    def rank_all(self, indexes: Sequence[int]) -> list[tuple[Rank, int]]:
+        """``(_volcano_rank, index)`` of the nodes that can take the pod.
+
+        With integer quantities (always, for what ``_unit`` reads) the resource check
+        runs column by column and ``_score`` inline, as this is the hot loop of a
+        preflight against a large cluster.
+        """
+        ranking, task = self.ranking, self.task
+        nodes = ranking.nodes
+        if not self.fast:
+            return [
+                (value, i) for i in indexes if (value := _volcano_rank(task, nodes[i])) is not None
+            ]
+        request = task.request
+        allowed = self.allowed
+        candidates = [i for i in indexes if allowed[i]]
+        # _fits(request, FutureIdle): cpu and memory always (a node over its allocatable
+        # is short even for a pod that asks none), then each name the pod asks for.
+        for name in ("cpu", "memory", *(n for n in request if n not in ("cpu", "memory"))):
+            need = request.get(name, 0)
+            room = ranking.column("room", name)
+            candidates = [i for i in candidates if room[i] >= need]
+        cpu, memory = request.get("cpu", 0), request.get("memory", 0)
+        cpu_of, cpu_idle = ranking.column("allocatable", "cpu"), ranking.column("idle", "cpu")
+        mem_of = ranking.column("allocatable", "memory")
+        mem_idle = ranking.column("idle", "memory")
+        rooms, sized = ranking.rooms, ranking.sized
+        out: list[tuple[Rank, int]] = []
+        for i in candidates:
+            node = nodes[i]
+            flag = 0 if rooms[i] is node.idle or _fits(request, node.idle) else 1
+            if sized[i]:
+                # _score_of with both allocatables positive, inlined.
+                c_of, m_of = cpu_of[i], mem_of[i]
+                c_idle, m_idle = cpu_idle[i], mem_idle[i]
+                least = (c_idle - cpu) * 100 // c_of
+                least = least if least > 0 else 0
+                extra = (m_idle - memory) * 100 // m_of
+                least += extra if extra > 0 else 0
+                c_used = c_of - c_idle + cpu
+                c_used = 0 if c_used < 0 else c_of if c_used > c_of else c_used
+                m_used = m_of - m_idle + memory
+                m_used = 0 if m_used < 0 else m_of if m_used > m_of else m_used
+                gap = c_used * m_of - m_used * c_of
+                gap = gap if gap >= 0 else -gap
+                score = least // 2 + 100 + (-50 * gap // (c_of * m_of))
+            else:
+                score = _score_of(cpu_of[i], cpu_idle[i], cpu, mem_of[i], mem_idle[i], memory)
+            out.append(((flag, -score), i))
+        return out
+
+
+class _Ranking:
+    """Node ranks per kind of pod, in one state of the cluster (see ``_Order``).
+
+    Simulations start from copies of that state (a snapshot read once per stack); a node
+    still in it (same ``version``) takes its rank and its fit error from here, so placing
+    a gang costs the nodes it changes and the few best nodes of each kind of pod, not
+    every node of the cluster. The last ``kept`` kinds of pods are remembered, which
+    bounds the memory.
+    """
+
+    def __init__(self, nodes: Sequence[_Node], kept: int = 1024) -> None:
+        self.nodes = list(nodes)  # never changed: simulations replace what they change
+        self.versions = [n.version for n in self.nodes]
+        self.kept = kept
+        self.rooms = [n.future_idle() for n in self.nodes]
+        # Integer quantities (what ``_unit`` yields) allow the direct comparisons of
+        # ``_Order.rank``; checked once.
+        self.integral = all(
+            type(v) is int
+            for node, room in zip(self.nodes, self.rooms, strict=True)
+            for res in (node.idle, node.allocatable, room)
+            for v in res.values()
+        )
+        self.bounds = [_rank_bound(n) for n in self.nodes]
+        self.by_bound = sorted(range(len(self.nodes)), key=lambda i: (self.bounds[i], i))
+        self.sized = [
+            n.allocatable.get("cpu", _ZERO) > 0 and n.allocatable.get("memory", _ZERO) > 0
+            for n in self.nodes
+        ]
+        self._columns: dict[tuple[str, str], list[Num]] = {}
+        self._orders: dict[tuple[Any, ...], _Order] = {}
+        self._errors: dict[tuple[Any, ...], dict[str, str]] = {}
+        self._allowed: dict[str, list[bool]] = {}
+
+    def column(self, source: str, name: str) -> list[Num]:
+        """One quantity of every node: of its ``room`` (FutureIdle), ``idle`` or
+        ``allocatable``."""
+        column = self._columns.get((source, name))
+        if column is None:
+            if source == "room":
+                column = [room.get(name, _ZERO) for room in self.rooms]
+            elif source == "idle":
+                column = [n.idle.get(name, _ZERO) for n in self.nodes]
+            else:
+                column = [n.allocatable.get(name, _ZERO) for n in self.nodes]
+            self._columns[(source, name)] = column
+        return column
+
+    def changed(self, nodes: Sequence[_Node]) -> set[int]:
+        """The indexes of ``nodes`` not in this ranking's state."""
+        versions = self.versions
+        return {i for i, node in enumerate(nodes) if node.version != versions[i]}
+
+    def _remember(
+        self, cache: dict[tuple[Any, ...], Any], key: tuple[Any, ...], value: Any
+    ) -> None:
+        cache[key] = value
+        if len(cache) > self.kept:
+            del cache[next(iter(cache))]
+
+    def allowed(self, task: _Task) -> list[bool]:
+        """Per node, whether the static predicates let ``task`` on (per placement)."""
+        key = task.placement.key
+        allowed = self._allowed.get(key)
+        if allowed is None:
+            allowed = [_static_failure(task, n) is None for n in self.nodes]
+            self._allowed[key] = allowed
+        return allowed
+
+    def order(self, task: _Task) -> _Order:
+        """The nodes that can take ``task``, best first (ranked on demand)."""
+        found = self._orders.get(task.shape)
+        if found is None:
+            found = _Order(self, task)
+            self._remember(self._orders, task.shape, found)
+        return found
+
+    def fit_errors(self, task: _Task, nodes: Sequence[_Node]) -> dict[str, str]:
+        """Why each of ``nodes`` (copies of this state, some changed) cannot take ``task``."""
+        if len(nodes) != len(self.nodes):
+            return {n.name: r for n in nodes if (r := _fit_failure(task, n)) is not None}
+        known = self._errors.get(task.shape)
+        if known is None:
+            known = {n.name: r for n in self.nodes if (r := _fit_failure(task, n)) is not None}
+            self._remember(self._errors, task.shape, known)
+        out: dict[str, str] = {}
+        versions = self.versions
+        for index, node in enumerate(nodes):
+            reason = (
+                known.get(node.name)
+                if node.version == versions[index]
+                else _fit_failure(task, node)
+            )
+            if reason is not None:
+                out[node.name] = reason
+        return out
 
 
 def _volcano_rank(task: _Task, node: _Node) -> tuple[Num, ...] | None:
     """Nodes with idle room before those where terminating pods make room, then the best
     score; Volcano breaks score ties at random, the first name wins here."""
-    if _fit_failure(task, node) is not None:
+    room = node.future_idle()
+    if not _fits(task.request, room) or _static_failure(task, node) is not None:
         return None
-    return (0 if _fits(task.request, node.idle) else 1, -_score(task, node))
+    on_idle = room is node.idle or _fits(task.request, node.idle)
+    return (0 if on_idle else 1, -_score(task, node))
 
 
 def _place_gang(
     tasks: Sequence[_Task],
-    nodes: Sequence[_Node],
+    nodes: list[_Node],
     min_member: int,
     *,
     already_ready: int = 0,
     whole_gang: bool,
     queue_ok: QueueGate | None = None,
+    ranking: _Ranking | None = None,
 ) -> _GangOutcome:
     """Volcano's ``allocateResourcesForTasks`` for one job: greedy, in order, all or nothing.
 
     Args:
         tasks: the pending pods, in Volcano's task order.
-        nodes: the cluster, in name order; updated in place when the gang is ready or
-            pipelined, left as it was otherwise (the statement is discarded).
+        nodes: the cluster, in name order. A node that takes a pod is replaced in the
+            list by a changed copy (the node objects are never changed, so callers can
+            share them); when the gang is neither ready nor pipelined the statement is
+            discarded and the list is restored.
         min_member: the PodGroup's ``minMember``.
         already_ready: pods of the job already allocated, bound, running or succeeded.
         whole_gang: ``minMember`` equals the job's pod count, so the first failure ends
             the attempt (``NeedContinueAllocating``).
         queue_ok: the proportion plugin's per-task queue check, given the task and what
             this job placed so far; failing tasks are skipped silently, as in Volcano.
+        ranking: node ranks of the state ``nodes`` were copied from; the same outcome,
+            faster.
     """
     outcome = _GangOutcome(False, False, [])
-    log: list[tuple[_Node, Res, bool]] = []
+    originals: dict[int, _Node] = {}
+    if ranking is not None and len(ranking.versions) != len(nodes):
+        ranking = None
+    changed = ranking.changed(nodes) if ranking is not None else None
     failed_groups: set[str] = set()
     chooser: _Chooser | None = None
     ready = already_ready
@@ -822,21 +1208,28 @@ def _place_gang(
         if task.group in failed_groups:
             continue  # a role that failed predicates is not retried this session
         if chooser is None or chooser.task is not task:
-            chooser = _Chooser(task, nodes, _volcano_rank)
-        best = chooser.best()
-        if best is None:
+            chooser = _Chooser(task, nodes, _volcano_rank, ranking, changed)
+        index = chooser.best()
+        if index is None:
             failed_groups.add(task.group)
             if outcome.failed is None:
                 outcome.failed = task
-                outcome.fit_errors = {
-                    n.name: r for n in nodes if (r := _fit_failure(task, n)) is not None
-                }
+                outcome.fit_errors = (
+                    ranking.fit_errors(task, nodes)
+                    if ranking is not None
+                    else {n.name: r for n in nodes if (r := _fit_failure(task, n)) is not None}
+                )
             if whole_gang:
                 break
             continue
+        if index not in originals:
+            originals[index] = nodes[index]
+            nodes[index] = nodes[index].copy()
+            if changed is not None:
+                changed.add(index)
+        best = nodes[index]
         pipeline = not _fits(task.request, best.idle)
         best.take(task.request, pipeline=pipeline)
-        log.append((best, task.request, pipeline))
         if pipeline:
             pipelined += 1  # held for the pod, bound once the room is released
         else:
@@ -847,21 +1240,43 @@ def _place_gang(
     outcome.ready = ready >= min_member
     outcome.pipelined = not outcome.ready and ready + pipelined >= min_member
     if not (outcome.ready or outcome.pipelined):
-        for node, request, pipeline in reversed(log):
-            node.take(request, pipeline=pipeline, undo=True)
+        for index, node in originals.items():
+            nodes[index] = node
     return outcome
 
 
 def _place_singly(
-    tasks: Sequence[_Task], nodes: Sequence[_Node]
+    tasks: Sequence[_Task], nodes: list[_Node], ranking: _Ranking | None = None
 ) -> tuple[list[str], _Task | None, dict[str, str]]:
-    """Place pods one by one (extras of a ready gang); stop at the first that fits nowhere."""
+    """Place pods one by one (extras of a ready gang); stop at the first that fits nowhere.
+
+    Each pod is a gang of one (``_place_gang([task], nodes, 1, ...)``); consecutive pods
+    of a group share one chooser, as nodes only lose room. BestEffort pods are left to
+    backfill.
+    """
     placed: list[str] = []
+    chooser: _Chooser | None = None
+    if ranking is not None and len(ranking.versions) != len(nodes):
+        ranking = None
+    changed = ranking.changed(nodes) if ranking is not None else None
     for task in tasks:
-        outcome = _place_gang([task], nodes, 1, whole_gang=True)
-        if not outcome.ready and not outcome.pipelined:
-            return placed, task, outcome.fit_errors
-        placed.append(outcome.placed[0][1])
+        if task.best_effort:
+            continue
+        if chooser is None or chooser.task is not task:
+            chooser = _Chooser(task, nodes, _volcano_rank, ranking, changed)
+        index = chooser.best()
+        if index is None:
+            errors = (
+                ranking.fit_errors(task, nodes)
+                if ranking is not None
+                else {n.name: r for n in nodes if (r := _fit_failure(task, n)) is not None}
+            )
+            return placed, task, errors
+        node = nodes[index] = nodes[index].copy()
+        node.take(task.request, pipeline=not _fits(task.request, node.idle))
+        placed.append(node.name)
+        if changed is not None:
+            changed.add(index)
     return placed, None, {}
 
 
@@ -888,10 +1303,10 @@ def _best_fit_decreasing(tasks: Sequence[_Task], nodes: Sequence[_Node]) -> bool
             continue
         if chooser is None or chooser.task is not task:
             chooser = _Chooser(task, work, tightest)
-        best = chooser.best()
-        if best is None:
+        index = chooser.best()
+        if index is None:
             return False
-        best.take(task.request, pipeline=False)
+        work[index].take(task.request, pipeline=False)
     return True
 
 
@@ -978,33 +1393,36 @@ class _SnapGroup:
     min_member: int
     min_raw: Mapping[str, Quantity] | None
     created: str
+    obj: Mapping[str, Any] | None = None
+    # Attached while the snapshot is read, never changed after: the figures below are
+    # computed once.
     pods: list[_SnapPod] = field(default_factory=list)
 
     @property
     def key(self) -> str:
         return f"{self.namespace}/{self.name}"
 
-    @property
+    @cached_property
     def min_res(self) -> Res:
         return _res(self.min_raw) if self.min_raw is not None else {}
 
-    @property
+    @cached_property
     def allocated(self) -> Res:
         return _add(*(p.request for p in self.pods if p.allocated))
 
-    @property
+    @cached_property
     def allocated_tasks(self) -> int:
         return sum(1 for p in self.pods if p.allocated)
 
-    @property
+    @cached_property
     def ready_tasks(self) -> int:
         return sum(1 for p in self.pods if p.allocated or p.phase == "Succeeded")
 
-    @property
+    @cached_property
     def pending_pods(self) -> list[_SnapPod]:
         return sorted((p for p in self.pods if p.pending), key=lambda p: (p.created, p.name))
 
-    @property
+    @cached_property
     def live_pods(self) -> int:
         return sum(1 for p in self.pods if not p.terminal)
 
@@ -1092,29 +1510,6 @@ def _status(obj: Mapping[str, Any]) -> Mapping[str, Any]:
     return status if isinstance(status, Mapping) else {}
 
 
-@dataclass
-class _Cluster:
-    """Nodes, pods, PodGroups and queues of a snapshot, minus this job's own objects."""
-
-    source: str
-    nodes: list[_Node]
-    groups: list[_SnapGroup]
-    pods: list[_SnapPod]
-    queues: dict[str, _QueueView]
-    has_nodes: bool
-    has_queues: bool
-    own_group: Mapping[str, Any] | None
-    unreadable_pods: list[str]
-
-    @property
-    def total(self) -> Res:
-        return _add(*(n.allocatable for n in self.nodes))
-
-    @property
-    def used(self) -> Res:
-        return _add(*(p.request for p in self.pods if p.node is not None and not p.terminal))
-
-
 @dataclass(frozen=True)
 class _ParsedNode:
     """A Node of the snapshot, read once."""
@@ -1142,7 +1537,11 @@ class _ParsedGroup:
 
 @dataclass(frozen=True)
 class _ParsedSnapshot:
-    """Everything of a snapshot that does not depend on the job judged."""
+    """Everything of a snapshot that does not depend on the job judged.
+
+    ``shared`` memoizes the cluster as every job of a stack sees it, per set of declared
+    queues (see :func:`_shared_cluster`).
+    """
 
     # (namespace, PodGroup annotation, the pod or None when unreadable, "ns/name")
     pods: tuple[tuple[str, str | None, _SnapPod | None, str], ...]
@@ -1150,6 +1549,11 @@ class _ParsedSnapshot:
     groups: tuple[_ParsedGroup, ...]
     queues: Mapping[str, _QueueView]
     has_queues: bool
+    # (namespace, PodGroup name) of every PodGroup and every pod's group annotation.
+    owners: frozenset[tuple[str, str]]
+    shared: dict[tuple[str, ...], tuple[tuple[QueueDecl, ...], _Shared]] = field(
+        default_factory=dict, compare=False
+    )
 
 
 # Snapshots are read once per planning pass, not once per job: a few recent ones, by
@@ -1171,11 +1575,14 @@ def _parse_snapshot(snapshot: ClusterSnapshot) -> _ParsedSnapshot:
 
 def _parse_snapshot_uncached(snapshot: ClusterSnapshot) -> _ParsedSnapshot:
     pods: list[tuple[str, str | None, _SnapPod | None, str]] = []
+    owners: set[tuple[str, str]] = set()
     for obj in snapshot.of_kind("Pod"):
         meta, spec, status = _meta(obj), _spec(obj), _status(obj)
         namespace = str(meta.get("namespace") or "default")
         annotations = meta.get("annotations") or {}
         group = annotations.get(GROUP_NAME_ANNOTATION) if isinstance(annotations, Mapping) else None
+        if group is not None:
+            owners.add((namespace, group))
         label = f"{namespace}/{meta.get('name')}"
         request = _pod_request(spec)
         if request is None:
@@ -1216,18 +1623,18 @@ def _parse_snapshot_uncached(snapshot: ClusterSnapshot) -> _ParsedSnapshot:
     for obj in snapshot.of_kind("PodGroup"):
         meta, spec, status = _meta(obj), _spec(obj), _status(obj)
         min_raw = spec.get("minResources")
-        groups.append(
-            _ParsedGroup(
-                obj=obj,
-                namespace=str(meta.get("namespace") or "default"),
-                name=str(meta.get("name")),
-                queue=str(spec.get("queue") or "default"),
-                phase=str(status.get("phase") or "Pending"),
-                min_member=int(spec.get("minMember") or 0),
-                min_raw=_quantities(min_raw) if isinstance(min_raw, Mapping) else None,
-                created=str(meta.get("creationTimestamp") or ""),
-            )
+        group = _ParsedGroup(
+            obj=obj,
+            namespace=str(meta.get("namespace") or "default"),
+            name=str(meta.get("name")),
+            queue=str(spec.get("queue") or "default"),
+            phase=str(status.get("phase") or "Pending"),
+            min_member=int(spec.get("minMember") or 0),
+            min_raw=_quantities(min_raw) if isinstance(min_raw, Mapping) else None,
+            created=str(meta.get("creationTimestamp") or ""),
         )
+        groups.append(group)
+        owners.add((group.namespace, group.name))
 
     queues: dict[str, _QueueView] = {}
     for obj in snapshot.of_kind("Queue"):
@@ -1251,59 +1658,106 @@ def _parse_snapshot_uncached(snapshot: ClusterSnapshot) -> _ParsedSnapshot:
         groups=tuple(groups),
         queues=queues,
         has_queues=snapshot.has_kind("Queue"),
+        owners=frozenset(owners),
     )
 
 
-def _read_cluster(
-    snapshot: ClusterSnapshot, plan: JobPlan, declared: Mapping[str, QueueDecl]
-) -> _Cluster:
-    """What the scheduler's cache would hold, minus this job's own PodGroup and pods.
+def _holds(pods: Iterable[_SnapPod]) -> tuple[Res, Res]:
+    """What bound pods use of a node and what the terminating ones among them release.
+
+    Succeeded and Failed pods hold nothing; every other bound pod does, any scheduler.
+    """
+    live = [p for p in pods if not p.terminal]
+    return _add(*(p.request for p in live)), _add(*(p.request for p in live if p.terminating))
+
+
+def _node_state(node: _ParsedNode, pods: Sequence[_SnapPod]) -> _Node:
+    used, releasing = _holds(pods)
+    return _Node(
+        name=node.name,
+        allocatable=dict(node.allocatable),
+        idle=_sub(node.allocatable, used),
+        releasing=releasing,
+        labels=dict(node.labels),
+        taints=node.taints,
+        unschedulable=node.unschedulable,
+    )
+
+
+@dataclass
+class _Shared:
+    """A snapshot with the stack's declared queues: what every job of the stack sees.
+
+    Built once per planning pass. Jobs whose own PodGroup or pods are in the snapshot
+    see it minus those (:func:`_read_cluster`); the others share it whole, with the
+    gangs placed before theirs (``bases``) and the per-shape fit results (``fits``).
+
+    Attributes:
+        nodes: by name, each bound pod's request taken off ``idle``.
+        by_node: the readable bound pods per node name.
+        ranking: the nodes' ranks per kind of pod (every simulation starts from copies).
+    """
+
+    source: str
+    parsed: _ParsedSnapshot
+    nodes: list[_Node]
+    by_node: dict[str, list[_SnapPod]]
+    pods: list[_SnapPod]
+    groups: list[_SnapGroup]
+    queues: dict[str, _QueueView]
+    unreadable: list[tuple[str, str | None, str]]
+    ranking: _Ranking
+    bases: dict[tuple[str, ...], tuple[list[_Node], list[str]]] = field(default_factory=dict)
+
+    @cached_property
+    def total(self) -> Res:
+        return _add(*(n.allocatable for n in self.nodes))
+
+    @cached_property
+    def used(self) -> Res:
+        return _used(self.pods)
+
+    @cached_property
+    def empty(self) -> _EmptyNodes:
+        """The nodes with nothing on them (the "fits no node, even empty" check)."""
+        return _EmptyNodes([n.empty() for n in self.nodes])
+
+
+# Gang placements of other jobs kept per shared cluster, one per distinct set of Pending
+# PodGroups admitted first (normally one).
+_BASES_KEPT = 8
+
+
+def _shared_cluster(snapshot: ClusterSnapshot, declared: Mapping[str, QueueDecl]) -> _Shared:
+    """The snapshot as every job of the stack sees it, built once per declared-queue set.
 
     Declared queues replace observed ones of the same name (the stack applies its spec);
     their state stays the observed one.
     """
     parsed = _parse_snapshot(snapshot)
-    own_ns, own_pg = plan.namespace, plan.podgroup_name
+    names = tuple(sorted(declared))
+    decls = tuple(declared[n] for n in names)
+    entry = parsed.shared.get(names)
+    if entry is not None and all(a is b for a, b in zip(entry[0], decls, strict=True)):
+        return entry[1]
     pods: list[_SnapPod] = []
-    unreadable: list[str] = []
+    unreadable: list[tuple[str, str | None, str]] = []
     for namespace, group_name, snap_pod, label in parsed.pods:
-        if namespace == own_ns and group_name == own_pg:
-            # This job's own pods (from an earlier `up`): preflight judges the gang anew.
-            continue
         if snap_pod is None:
-            unreadable.append(label)
-            continue
-        pods.append(snap_pod)
-
+            unreadable.append((namespace, group_name, label))
+        else:
+            pods.append(snap_pod)
     by_node: dict[str, list[_SnapPod]] = {}
     for pod in pods:
-        # Succeeded and Failed pods hold nothing; every other bound pod does, any scheduler.
-        if pod.node is not None and not pod.terminal:
+        if pod.node is not None:
             by_node.setdefault(pod.node, []).append(pod)
-    nodes: list[_Node] = []
-    for node in parsed.nodes:
-        on_node = by_node.get(node.name, [])
-        used = _add(*(p.request for p in on_node))
-        releasing = _add(*(p.request for p in on_node if p.terminating))
-        nodes.append(
-            _Node(
-                name=node.name,
-                allocatable=dict(node.allocatable),
-                idle=_sub(node.allocatable, used),
-                releasing=releasing,
-                labels=dict(node.labels),
-                taints=node.taints,
-                unschedulable=node.unschedulable,
-            )
-        )
-
+    nodes = sorted(
+        (_node_state(node, by_node.get(node.name, [])) for node in parsed.nodes),
+        key=lambda n: n.name,
+    )
     groups: list[_SnapGroup] = []
-    own_group: Mapping[str, Any] | None = None
     by_key: dict[tuple[str, str], _SnapGroup] = {}
     for pg in parsed.groups:
-        if pg.namespace == own_ns and pg.name == own_pg:
-            own_group = pg.obj
-            continue
         group = _SnapGroup(
             namespace=pg.namespace,
             name=pg.name,
@@ -1312,6 +1766,7 @@ def _read_cluster(
             min_member=pg.min_member,
             min_raw=pg.min_raw,
             created=pg.created,
+            obj=pg.obj,
         )
         groups.append(group)
         by_key[(pg.namespace, pg.name)] = group
@@ -1319,21 +1774,124 @@ def _read_cluster(
         if pod.group is not None and (pod.namespace, pod.group) in by_key:
             by_key[(pod.namespace, pod.group)].pods.append(pod)
     groups.sort(key=lambda g: (g.created, g.namespace, g.name))
-
     queues: dict[str, _QueueView] = dict(parsed.queues)
     for name, decl in declared.items():
-        seen = queues.get(name)
-        queues[name] = _declared_view(decl, seen)
-    return _Cluster(
+        queues[name] = _declared_view(decl, queues.get(name))
+    shared = _Shared(
         source=snapshot.source,
-        nodes=sorted(nodes, key=lambda n: n.name),
-        groups=groups,
+        parsed=parsed,
+        nodes=nodes,
+        by_node=by_node,
         pods=pods,
+        groups=groups,
         queues=queues,
-        has_nodes=bool(nodes),
-        has_queues=parsed.has_queues,
+        unreadable=unreadable,
+        ranking=_Ranking(nodes),
+    )
+    parsed.shared[names] = (decls, shared)
+    return shared
+
+
+@dataclass
+class _Cluster:
+    """Nodes, pods, PodGroups and queues of a snapshot, minus this job's own objects.
+
+    Nothing here is changed by an evaluation: simulations place pods on copies of
+    ``nodes``. ``whole`` is true when the job has no object in the snapshot, so the
+    stack-wide caches of ``shared`` apply to it.
+    """
+
+    shared: _Shared
+    whole: bool
+    nodes: list[_Node]
+    groups: list[_SnapGroup]
+    pods: list[_SnapPod]
+    own_group: Mapping[str, Any] | None
+    unreadable_pods: list[str]
+
+    @property
+    def source(self) -> str:
+        return self.shared.source
+
+    @property
+    def queues(self) -> dict[str, _QueueView]:
+        return self.shared.queues
+
+    @property
+    def has_nodes(self) -> bool:
+        return bool(self.nodes)
+
+    @property
+    def has_queues(self) -> bool:
+        return self.shared.parsed.has_queues
+
+    @property
+    def ranking(self) -> _Ranking:
+        return self.shared.ranking
+
+    @cached_property
+    def total(self) -> Res:
+        if self.whole:
+            return self.shared.total
+        return _add(*(n.allocatable for n in self.nodes))
+
+    @cached_property
+    def used(self) -> Res:
+        if self.whole:
+            return self.shared.used
+        return _used(self.pods)
+
+
+def _used(pods: Iterable[_SnapPod]) -> Res:
+    """What bound pods hold, summed over the cluster."""
+    return _add(*(p.request for p in pods if p.node is not None and not p.terminal))
+
+
+def _read_cluster(
+    snapshot: ClusterSnapshot, plan: JobPlan, declared: Mapping[str, QueueDecl]
+) -> _Cluster:
+    """What the scheduler's cache would hold, minus this job's own PodGroup and pods.
+
+    A job with no object in the snapshot shares the stack-wide view; one that has them
+    (an earlier ``up``) gets the nodes that hold its pods anew, everything else shared.
+    """
+    shared = _shared_cluster(snapshot, declared)
+    own = (plan.namespace, plan.podgroup_name)
+    if own not in shared.parsed.owners:
+        return _Cluster(
+            shared=shared,
+            whole=True,
+            nodes=shared.nodes,
+            groups=shared.groups,
+            pods=shared.pods,
+            own_group=None,
+            unreadable_pods=[label for _, _, label in shared.unreadable],
+        )
+
+    def mine(pod: _SnapPod) -> bool:
+        # This job's own pods (from an earlier `up`): preflight judges the gang anew.
+        return (pod.namespace, pod.group) == own
+
+    touched = {p.node for p in shared.pods if p.node is not None and mine(p)}
+    parsed_nodes = {n.name: n for n in shared.parsed.nodes}
+    nodes = [
+        _node_state(parsed_nodes[n.name], [p for p in shared.by_node[n.name] if not mine(p)])
+        if n.name in touched
+        else n
+        for n in shared.nodes
+    ]
+    own_group = next(
+        (g.obj for g in shared.groups if (g.namespace, g.name) == own),
+        None,
+    )
+    return _Cluster(
+        shared=shared,
+        whole=False,
+        nodes=nodes,
+        groups=[g for g in shared.groups if (g.namespace, g.name) != own],
+        pods=[p for p in shared.pods if not mine(p)],
         own_group=own_group,
-        unreadable_pods=unreadable,
+        unreadable_pods=[label for ns, group, label in shared.unreadable if (ns, group) != own],
     )
 
 
@@ -1508,6 +2066,115 @@ def _job_pods(plan: JobPlan) -> _JobPods:
     return _JobPods(tuple(roles), submitter, tuple(unmodelled))
 
 
+class _EmptyNodes:
+    """Nodes with nothing on them, for "fits no node, even when empty".
+
+    Nodes of one size give one answer to the resource check and one count, so both are
+    computed once per size (a cluster has a few) and the labels and taints are counted
+    per placement; answers are kept per kind of pod.
+    """
+
+    def __init__(self, nodes: list[_Node]) -> None:
+        self.nodes = nodes
+        self.sizes: dict[tuple[tuple[str, Num], ...], list[_Node]] = {}
+        for node in nodes:
+            self.sizes.setdefault(node.size, []).append(node)
+        self._allowed: dict[tuple[str, tuple[tuple[str, Num], ...]], int] = {}
+        self._fits: dict[tuple[Any, ...], tuple[bool, int]] = {}
+
+    def fit(self, task: _Task) -> tuple[bool, int]:
+        """Whether some empty node takes ``task``, and how many such pods they hold."""
+        known = self._fits.get(task.shape)
+        if known is not None:
+            return known
+        fits, holds = False, 0
+        for size, group in self.sizes.items():
+            short, per_node = _size_fit(task, group[0].allocatable)
+            if short is not None:
+                continue
+            key = (task.placement.key, size)
+            allowed = self._allowed.get(key)
+            if allowed is None:
+                allowed = self._allowed[key] = sum(
+                    1 for n in group if _static_failure(task, n) is None
+                )
+            if allowed:
+                fits = True
+                holds += per_node * allowed
+        self._fits[task.shape] = (fits, holds)
+        return fits, holds
+
+    def reasons(self, task: _Task) -> dict[str, str]:
+        """Why each empty node refuses ``task`` (every node, when it fits none)."""
+        return {
+            n.name: r for n in self.nodes if (r := _fit_failure(task, n, n.allocatable)) is not None
+        }
+
+
+def _size_fit(task: _Task, allocatable: Mapping[str, Num]) -> tuple[str | None, int]:
+    """Whether an empty node of this size is short for ``task``, and how many it holds."""
+    if not _fits(task.request, allocatable):
+        return f"Insufficient {_short_on_node(task.request, allocatable)[0]}", 0
+    if task.best_effort:
+        return None, 0
+    # ``min over resource names of allocatable // request``; floor division is exact for
+    # integers and Fractions alike.
+    return None, min(int(_get(allocatable, n) // v) for n, v in task.request.items() if v > 0)
+
+
+# --- The stack's other jobs ---------------------------------------------------------------
+
+# Sibling messages name this many jobs, then say how many more.
+_SIBLINGS_NAMED = 5
+
+
+@dataclass(frozen=True)
+class _QueueJobs:
+    """The jobs of a stack that use one queue, and their ``minResources`` summed."""
+
+    jobs: tuple[JobPlan, ...]
+    minimum: Res
+    # (namespace, name) -> the job's own minResources in Volcano's units.
+    own: Mapping[tuple[str, str], Res]
+
+
+# Per ``others`` tuple (the same one for every job of a planning pass), by identity: the
+# entries keep their tuple alive, so an id is never reused while it is cached.
+_SIBLING_CACHE: list[tuple[tuple[JobPlan, ...], dict[str, _QueueJobs]]] = []
+
+
+def _by_queue(others: Sequence[JobPlan]) -> dict[str, _QueueJobs]:
+    if isinstance(others, tuple):
+        for cached, index in _SIBLING_CACHE:
+            if cached is others:
+                return index
+    grouped: dict[str, list[JobPlan]] = {}
+    for job in others:
+        grouped.setdefault(job.queue or "default", []).append(job)
+    index = {}
+    for queue, jobs in grouped.items():
+        own = {(j.namespace, j.name): _res(j.gang.min_resources) for j in jobs}
+        index[queue] = _QueueJobs(tuple(jobs), _add(*own.values()), own)
+    if isinstance(others, tuple):
+        _SIBLING_CACHE.insert(0, (others, index))
+        del _SIBLING_CACHE[_PARSED_CACHE_SIZE:]
+    return index
+
+
+def _siblings(others: Sequence[JobPlan], plan: JobPlan, queue: str) -> tuple[list[JobPlan], Res]:
+    """The other jobs of ``others`` in ``queue`` (``plan`` itself left out) and their
+    ``minResources`` summed, in time independent of how many jobs the stack has."""
+    entry = _by_queue(others).get(queue)
+    if entry is None:
+        return [], {}
+    key = (plan.namespace, plan.name)
+    jobs = [j for j in entry.jobs if (j.namespace, j.name) != key]
+    if key not in entry.own:
+        return jobs, entry.minimum
+    # Exact: the minimum of the others is the queue's sum less this job's own.
+    return jobs, {n: v for n, v in _sub(entry.minimum, entry.own[key]).items() if v}
+
+
 # --- The evaluation -----------------------------------------------------------------------
 
 
@@ -1537,18 +2204,13 @@ class _Preflight:
         self.snapshot = snapshot
         self.factor = factor if factor >= 1 else DEFAULT_OVERCOMMIT_FACTOR
         self.qname = plan.queue or "default"
-        self.siblings = [
-            o
-            for o in others
-            if (o.queue or "default") == self.qname
-            and (o.namespace, o.name) != (plan.namespace, plan.name)
-        ]
+        self.minimum = _res(plan.gang.min_resources)
+        self.siblings, self.siblings_minimum = _siblings(others, plan, self.qname)
         self.shapes = list(shapes)
         self.checks: list[Check] = []
         self.reasons: list[str] = []
         self.never = False
         self.pods = _job_pods(plan)
-        self.minimum = _res(plan.gang.min_resources)
         self.cluster = _read_cluster(snapshot, plan, queues) if snapshot is not None else None
         self.queue = self._resolve_queue()
         # Pending PodGroups Volcano admits before this one exists (set by run()).
@@ -1558,7 +2220,7 @@ class _Preflight:
         self.failed: set[str] = set()
         # The resource names each failed resource check was short of.
         self.short: dict[str, set[str]] = {}
-        # cluster_after_others() without extra gangs, once computed (base_after_others).
+        # place_others(), once computed (base_after_others).
         self._base: tuple[list[_Node], list[str]] | None = None
 
     # -- bookkeeping ---------------------------------------------------------------------
@@ -1866,10 +2528,10 @@ class _Preflight:
 
     def check_fit(self) -> None:
         if self.cluster is not None and self.cluster.has_nodes:
-            nodes = [n.empty() for n in self.nodes]
+            empty = self.cluster.shared.empty
             what = "node"
         elif self.shapes:
-            nodes = _shape_nodes(self.shapes)
+            empty = _EmptyNodes(_shape_nodes(self.shapes))
             what = "declared node shape"
         else:
             where = (
@@ -1879,12 +2541,11 @@ class _Preflight:
             )
             self.add("fit", "skip", f"{where} and no declared node shapes (raygang:nodeShapes)")
             return
+        nodes = empty.nodes
         for task in self.distinct_tasks():
-            reasons = {
-                n.name: r for n in nodes if (r := _fit_failure(task, n, n.allocatable)) is not None
-            }
-            if len(reasons) < len(nodes):
+            if empty.fit(task)[0]:
                 continue
+            reasons = empty.reasons(task)
             message = _fit_error_message(reasons, len(nodes))
             self.add(
                 "fit",
@@ -1896,7 +2557,7 @@ class _Preflight:
                 never=True,
             )
             return
-        bound = self.capacity_bound(nodes) if what == "node" else None
+        bound = self.capacity_bound(empty) if what == "node" else None
         if bound is not None:
             task, holds, want = bound
             members = self.pods.counts.get(task.group, 0)
@@ -1923,7 +2584,7 @@ class _Preflight:
         tasks = [t for t, _, _ in self.pods.roles]
         return tasks + ([self.pods.submitter] if self.pods.submitter else [])
 
-    def capacity_bound(self, nodes: Sequence[_Node]) -> tuple[_Task, int, int] | None:
+    def capacity_bound(self, empty: _EmptyNodes) -> tuple[_Task, int, int] | None:
         """A proof that the job cannot fit even an empty cluster.
 
         A group whose pods outnumber what all nodes together can hold, each node holding
@@ -1933,16 +2594,7 @@ class _Preflight:
             want = members + extras
             if task.best_effort or want == 0:
                 continue
-            holds = 0
-            for node in nodes:
-                if _fit_failure(task, node, node.allocatable) is not None:
-                    continue
-                per_node = min(
-                    math.floor(Fraction(_get(node.allocatable, n)) / v)
-                    for n, v in task.request.items()
-                    if v > 0
-                )
-                holds += per_node
+            holds = empty.fit(task)[1]
             if holds < want:
                 return task, holds, want
         return None
@@ -2291,16 +2943,19 @@ class _Preflight:
 
     # -- 7. placement --------------------------------------------------------------------
 
-    def cluster_after_others(
-        self, extra_gangs: Sequence[tuple[Sequence[_Task], int]] = ()
-    ) -> tuple[list[_Node], list[str]]:
+    @property
+    def ranking(self) -> _Ranking | None:
+        return self.cluster.ranking if self.cluster is not None else None
+
+    def place_others(self) -> tuple[list[_Node], list[str]]:
         """The nodes once the pending pods Volcano places before ours are placed.
 
         Inqueue and Running gangs (and Pending ones admitted first) with pending pods
         are placed first, oldest first; a gang that cannot be placed takes nothing.
         """
         assert self.cluster is not None
-        nodes = [n.copy() for n in self.cluster.nodes]
+        ranking = self.ranking
+        nodes = list(self.cluster.nodes)
         notes: list[str] = []
         admitted = {a.name for a in self.early}
         for group in self.cluster.groups:
@@ -2320,25 +2975,72 @@ class _Preflight:
                     group.min_member,
                     already_ready=group.ready_tasks,
                     whole_gang=group.min_member >= live,
+                    ranking=ranking,
                 )
                 if not outcome.ready:
                     continue  # discarded: it takes nothing, but keeps its reservation
                 tasks = tasks[outcome.tried :]
                 notes.append(f"{group.key} places its gang first")
             # A ready gang places its remaining pods one by one.
-            placed, _, _ = _place_singly(tasks, nodes)
+            placed, _, _ = _place_singly(tasks, nodes, ranking)
             if placed and group.ready_tasks >= group.min_member:
                 notes.append(f"{group.key} places {len(placed)} pending pod(s) first")
-        for tasks_, min_member in extra_gangs:
-            _place_gang(tasks_, nodes, min_member, whole_gang=True)
         return nodes, notes
 
     def base_after_others(self) -> tuple[list[_Node], list[str]]:
-        """``cluster_after_others()`` without extra gangs, computed once: fresh copies."""
+        """``place_others()``, computed once per stack when the job has no object in the
+        snapshot (it depends only on which Pending gangs are admitted first): fresh copies.
+        """
         if self._base is None:
-            self._base = self.cluster_after_others()
+            cluster = self.cluster
+            assert cluster is not None
+            key = tuple(a.name for a in self.early)
+            cached = cluster.shared.bases.get(key) if cluster.whole else None
+            if cached is None:
+                cached = self.place_others()
+                if cluster.whole:
+                    bases = cluster.shared.bases
+                    bases[key] = cached
+                    if len(bases) > _BASES_KEPT:
+                        del bases[next(iter(bases))]
+            self._base = cached
         nodes, notes = self._base
-        return [n.copy() for n in nodes], list(notes)
+        return list(nodes), list(notes)
+
+    def after_siblings(self, gangs: Sequence[tuple[Sequence[_Task], int]]) -> list[_Node]:
+        """``base_after_others()`` with the stack's other gangs placed first, in order."""
+        nodes, _ = self.base_after_others()
+        for tasks, min_member in gangs:
+            _place_gang(tasks, nodes, min_member, whole_gang=True, ranking=self.ranking)
+        return nodes
+
+    def roomy(self, base: Sequence[_Node]) -> bool:
+        """Whether the gang places on idle room in any pod order, without simulating it.
+
+        True when, for every kind of pod of the gang, at least as many nodes as the gang
+        has pods can take one on idle room, counting only nodes no gang of the base has
+        touched: whichever pod comes k-th, at most k - 1 nodes are taken, so one such node
+        is left for it. The fair-share gate passes in any order too once one order
+        passed every pod (each prefix asks less than the whole gang).
+        """
+        ranking = self.ranking
+        if ranking is None or len(ranking.versions) != len(base):
+            return False
+        gang = self.pods.gang
+        need = len(gang)
+        versions = ranking.versions
+        for task in {t.shape: t for t in gang if not t.best_effort}.values():
+            order = ranking.order(task)
+            count = position = 0
+            while count < need and (entry := order.at(position)) is not None:
+                (flag, _), index = entry
+                if flag != 0:
+                    break  # the rest need room that terminating pods release
+                position += 1
+                count += base[index].version == versions[index]
+            if count < need:
+                return False
+        return True
 
     def simulate(
         self, nodes: list[_Node], gang: Sequence[_Task], queue_ok: QueueGate | None
@@ -2351,6 +3053,7 @@ class _Preflight:
             # The submitter does not exist yet, so the job's pods are the gang and extras.
             whole_gang=self.plan.gang.min_member >= self.pods.created,
             queue_ok=queue_ok,
+            ranking=self.ranking,
         )
 
     def check_placement(self, fair: tuple[Res, Res] | None) -> None:
@@ -2369,12 +3072,20 @@ class _Preflight:
         base, notes = self.base_after_others()
         prefix = ("; ".join(notes) + "; ") if notes else ""
         gang = self.pods.gang
-        nodes = [n.copy() for n in base]
+        nodes = list(base)
         first = self.simulate(nodes, gang, queue_ok)
         # KubeRay creates the head first, but pods of the same second are ordered by UID.
+        # Any order succeeds when the first placed every pod on idle room and every kind of
+        # pod has as many untouched nodes as the gang has pods (see roomy).
+        any_order = (
+            first.ready
+            and first.allocated == len(first.placed) == sum(1 for t in gang if not t.best_effort)
+            and first.queue_blocked is None
+            and self.roomy(base)
+        )
         second = (
-            self.simulate([n.copy() for n in base], gang[1:] + gang[:1], queue_ok)
-            if len(gang) > 1
+            self.simulate(list(base), gang[1:] + gang[:1], queue_ok)
+            if len(gang) > 1 and not any_order
             else first
         )
         ok_first = first.ready or first.pipelined
@@ -2388,7 +3099,7 @@ class _Preflight:
             self.add("submitter", "skip", "not reached: the gang is not placed")
             return
         extras = self.pods.extras
-        placed, failed, errors = _place_singly(extras, nodes)
+        placed, failed, errors = _place_singly(extras, nodes, self.ranking)
         if failed is not None:
             message = _fit_error_message(errors, len(nodes))
             left = len(extras) - len(placed)
@@ -2532,7 +3243,7 @@ class _Preflight:
         if task is None:
             self.add("submitter", "pass", self.no_submitter())
             return
-        placed, failed, errors = _place_singly([task], nodes)
+        placed, failed, errors = _place_singly([task], nodes, self.ranking)
         if failed is None:
             self.add(
                 "submitter",
@@ -2666,7 +3377,12 @@ class _Preflight:
                 for t in [role] * (mid if role.group == task.group else count)
             ]
             outcome = _place_gang(
-                gang, [n.copy() for n in base], len(gang), whole_gang=True, queue_ok=queue_ok
+                gang,
+                list(base),
+                len(gang),
+                whole_gang=True,
+                queue_ok=queue_ok,
+                ranking=self.ranking,
             )
             if outcome.ready or outcome.pipelined:
                 found, low = mid, mid + 1
@@ -2708,15 +3424,15 @@ class _Preflight:
         if not self.siblings:
             self.add("siblings", "pass", f"no other job of this stack uses queue {self.qname}")
             return
-        names = ", ".join(f"{s.namespace}/{s.name}" for s in self.siblings)
-        combined = _add(self.minimum, *(_res(s.gang.min_resources) for s in self.siblings))
+        shown = [f"{s.namespace}/{s.name}" for s in self.siblings[:_SIBLINGS_NAMED]]
+        more = len(self.siblings) - len(shown)
+        names = ", ".join(shown) + (f" and {more} more" if more else "")
+        combined = _add(self.minimum, self.siblings_minimum)
         problems: list[str] = []
         q = self.queue
         if self.cluster is not None and self.cluster.has_nodes and q is not None:
-            ahead = [
-                _Admitted(f"{s.namespace}/{s.name}", self.qname, _res(s.gang.min_resources))
-                for s in self.siblings
-            ]
+            # The gates only sum what is admitted ahead: the siblings as one.
+            ahead = [_Admitted("the stack's other jobs", self.qname, self.siblings_minimum)]
             alone_oc = self.overcommit_short(self.minimum, self.early)
             together_oc = self.overcommit_short(self.minimum, [*self.early, *ahead])
             if together_oc and not alone_oc:
@@ -2743,12 +3459,20 @@ class _Preflight:
                     for p, s in zip(sibling_pods, self.siblings, strict=True)
                 ]
                 alone_nodes, _ = self.base_after_others()
-                together_nodes, _ = self.cluster_after_others(gangs)
+                together_nodes = self.after_siblings(gangs)
                 alone = _place_gang(
-                    self.pods.gang, alone_nodes, self.plan.gang.min_member, whole_gang=True
+                    self.pods.gang,
+                    alone_nodes,
+                    self.plan.gang.min_member,
+                    whole_gang=True,
+                    ranking=self.ranking,
                 )
                 together = _place_gang(
-                    self.pods.gang, together_nodes, self.plan.gang.min_member, whole_gang=True
+                    self.pods.gang,
+                    together_nodes,
+                    self.plan.gang.min_member,
+                    whole_gang=True,
+                    ranking=self.ranking,
                 )
                 if (alone.ready or alone.pipelined) and not (together.ready or together.pipelined):
                     problems.append(
@@ -2802,8 +3526,14 @@ class _Preflight:
         """
         nodes, _ = self.base_after_others()
         alone = (
-            _place_gang(self.pods.gang, nodes, self.plan.gang.min_member, whole_gang=True)
-            if self.pods.created <= _MAX_SIMULATED_PODS
+            _place_gang(
+                self.pods.gang,
+                nodes,
+                self.plan.gang.min_member,
+                whole_gang=True,
+                ranking=self.ranking,
+            )
+            if self.pods.created <= _MAX_SIMULATED_PODS and not self.roomy(nodes)
             else None
         )
         if alone is not None and not (alone.ready or alone.pipelined):
@@ -2872,8 +3602,9 @@ def preflight_job(
         plan: the job's plan.
         queues: the queues this stack declares (created by it), by name.
         snapshot: what the cluster holds (Nodes, Pods, Queues, PodGroups), or None.
-        others: the other jobs of the same stack; those in the same queue are the
-            advisory ``siblings`` check and never change the verdict.
+        others: the stack's jobs (this one is left out by namespace and name); those in
+            the same queue are the advisory ``siblings`` check and never change the
+            verdict. Pass the same tuple for every job of a stack: it is indexed once.
         node_shapes: declared node shapes (``raygang:nodeShapes``); used for the
             per-pod fit only when the snapshot has no Node objects.
         overcommit_factor: the overcommit plugin's factor (Volcano replaces values below
