@@ -811,6 +811,34 @@ class _GangOutcome:
     tried: int = 0
 
 
+def _roomy(gang: Sequence[_Task], base: Sequence[_Node], ranking: _Ranking) -> bool:
+    """Whether ``gang`` places on idle room in any pod order, without simulating it.
+
+    True when, for every kind of pod of the gang, at least as many nodes as the gang has
+    pods can take one on idle room, counting only nodes of ``base`` still in the
+    ranking's state: whichever pod comes k-th, at most k - 1 of them are taken, so one is
+    left for it (the chooser may prefer a taken node, which then has room too). The
+    fair-share gate passes in any order once one order passed every pod: each prefix
+    asks less than the whole gang.
+    """
+    if len(ranking.versions) != len(base):
+        return False
+    need = len(gang)
+    versions = ranking.versions
+    for task in {t.shape: t for t in gang if not t.best_effort}.values():
+        order = ranking.order(task)
+        count = position = 0
+        while count < need and (entry := order.at(position)) is not None:
+            (flag, _), index = entry
+            if flag != 0:
+                break  # the rest need room that terminating pods release
+            position += 1
+            count += base[index].version == versions[index]
+        if count < need:
+            return False
+    return True
+
+
 # proportion's per-task queue check: (task, what the job placed so far) -> allowed.
 QueueGate = Callable[[_Task, Res], bool]
 
@@ -947,8 +975,7 @@ class _Order:
         self.found: list[tuple[Rank, int]] = []
         self.pending: list[tuple[Rank, int]] = []
         self.visited = 0
-        # Past this many visits the bounds are not pruning: rank the rest at once.
-        self.eager_after = max(32, len(ranking.nodes) // 8)
+        self.eager_after = ranking.eager_after
         request = task.request
         self.fast = ranking.integral and all(type(v) is int for v in request.values())
         self.allowed = ranking.allowed(task) if self.fast else []
@@ -1058,10 +1085,14 @@ class _Ranking:
     bounds the memory.
     """
 
-    def __init__(self, nodes: Sequence[_Node], kept: int = 1024) -> None:
+    def __init__(
+        self, nodes: Sequence[_Node], kept: int = 1024, eager_after: int | None = None
+    ) -> None:
         self.nodes = list(nodes)  # never changed: simulations replace what they change
         self.versions = [n.version for n in self.nodes]
         self.kept = kept
+        # Past this many visits of an order the bounds are not pruning: rank the rest.
+        self.eager_after = max(32, len(self.nodes) // 8) if eager_after is None else eager_after
         self.rooms = [n.future_idle() for n in self.nodes]
         # Integer quantities (what ``_unit`` yields) allow the direct comparisons of
         # ``_Order.rank``; checked once.
@@ -3015,32 +3046,7 @@ class _Preflight:
         return nodes
 
     def roomy(self, base: Sequence[_Node]) -> bool:
-        """Whether the gang places on idle room in any pod order, without simulating it.
-
-        True when, for every kind of pod of the gang, at least as many nodes as the gang
-        has pods can take one on idle room, counting only nodes no gang of the base has
-        touched: whichever pod comes k-th, at most k - 1 nodes are taken, so one such node
-        is left for it. The fair-share gate passes in any order too once one order
-        passed every pod (each prefix asks less than the whole gang).
-        """
-        ranking = self.ranking
-        if ranking is None or len(ranking.versions) != len(base):
-            return False
-        gang = self.pods.gang
-        need = len(gang)
-        versions = ranking.versions
-        for task in {t.shape: t for t in gang if not t.best_effort}.values():
-            order = ranking.order(task)
-            count = position = 0
-            while count < need and (entry := order.at(position)) is not None:
-                (flag, _), index = entry
-                if flag != 0:
-                    break  # the rest need room that terminating pods release
-                position += 1
-                count += base[index].version == versions[index]
-            if count < need:
-                return False
-        return True
+        return self.ranking is not None and _roomy(self.pods.gang, base, self.ranking)
 
     def simulate(
         self, nodes: list[_Node], gang: Sequence[_Task], queue_ok: QueueGate | None
