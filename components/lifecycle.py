@@ -35,7 +35,6 @@ Where raygang departs from KubeRay, because the declaration in the stack outlive
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import itertools
 from collections.abc import Mapping, Sequence
@@ -63,6 +62,7 @@ from components.gang import Gang, compute_gang
 from components.plan import JobPlan, PlannedResource
 from components.quantity import Quantity, QuantityError
 from components.spec import RayClusterSpec, RayJobInput
+from components.tree import copy_tree
 
 __all__ = [
     "ATTEMPT_REPLACE_PATH",
@@ -582,7 +582,7 @@ def _replace(resource: PlannedResource, **changes: Any) -> PlannedResource:
 
 
 def _with_manifest(resource: PlannedResource, edit: Any) -> PlannedResource:
-    manifest = copy.deepcopy(dict(resource.manifest))
+    manifest = copy_tree(dict(resource.manifest))
     edit(manifest)
     return _replace(resource, manifest=manifest)
 

@@ -12,7 +12,6 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-
 from components import submitter
 from components.gang import HEAD_GROUP, SUBMITTER_GROUP, Gang
 from components.settings import JobSettings

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -10,6 +9,7 @@ from typing import Any
 from components.errors import MapKey, Problem, SpecError, describe_value, field_path
 from components.quantity import Quantity, QuantityError
 from components.spec import INT32_MAX
+from components.tree import copy_tree
 from components.validate import dns_problem, name_rules
 
 __all__ = ["QUEUE_API_VERSION", "QueueDecl", "parse_queue"]
@@ -40,7 +40,7 @@ class QueueDecl:
 
     def manifest(self) -> dict[str, Any]:
         """The Queue object to create: the user's manifest with apiVersion and kind fixed."""
-        out = copy.deepcopy(dict(self.raw))
+        out = copy_tree(dict(self.raw))
         out["apiVersion"] = QUEUE_API_VERSION
         out["kind"] = "Queue"
         meta = out.get("metadata")
@@ -304,8 +304,8 @@ def parse_queue(raw: Mapping[str, Any], source: str) -> QueueDecl:
     _check_quantities(capability, guarantee, deserved, source, problems)
     if problems:
         raise SpecError(problems)
-    manifest = copy.deepcopy(dict(raw))
+    manifest = copy_tree(dict(raw))
     if not isinstance(meta, Mapping):
         # Short form from stack config: {name: q, spec: {...}}.
-        manifest = {"metadata": {"name": name}, "spec": copy.deepcopy(dict(spec))}
+        manifest = {"metadata": {"name": name}, "spec": copy_tree(dict(spec))}
     return QueueDecl(name, manifest, source, capability, guarantee, deserved)

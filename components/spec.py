@@ -17,7 +17,6 @@ the defaulted object.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
@@ -27,6 +26,7 @@ from pydantic.alias_generators import to_camel
 
 from components.errors import MapKey, Problem, SpecError, describe_value, field_path
 from components.quantity import Quantity, QuantityError
+from components.tree import copy_tree
 
 __all__ = [
     "INT32_MAX",
@@ -356,7 +356,7 @@ class RayJobInput:
     def raw_spec(self) -> dict[str, Any]:
         """A fresh deep copy of the manifest's ``spec``, safe to modify."""
         spec = self.raw.get("spec")
-        return copy.deepcopy(dict(spec)) if isinstance(spec, Mapping) else {}
+        return copy_tree(dict(spec)) if isinstance(spec, Mapping) else {}
 
 
 # --- turning pydantic's errors into Problems -------------------------------------------
@@ -547,7 +547,7 @@ def parse_rayjob(raw: object, source: str) -> RayJobInput:
             f"{describe_value(raw)} is not a Kubernetes object",
             "a RayJob object (apiVersion: ray.io/v1, kind: RayJob, metadata, spec)",
         )
-    private = copy.deepcopy(dict(raw))
+    private = copy_tree(dict(raw))
     try:
         job = RayJob.model_validate(private)
     except ValidationError as exc:

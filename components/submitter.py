@@ -39,6 +39,7 @@ Where this module deliberately differs from KubeRay (each is also commented at i
 from __future__ import annotations
 
 import copy
+import functools
 import hashlib
 import json
 import math
@@ -50,6 +51,8 @@ from decimal import Decimal
 from typing import Any, Final
 
 import yaml
+
+from components.tree import copy_tree
 
 __all__ = [
     "DEFAULT_DASHBOARD_PORT",
@@ -607,7 +610,16 @@ _GoYamlLoader.add_constructor("tag:yaml.org,2002:binary", _construct_binary)
 
 
 def _runtime_env_data(runtime_env_yaml: str) -> Any:
-    """Parse ``runtimeEnvYAML`` like sigs.k8s.io/yaml: first document, go-yaml typing."""
+    """Parse ``runtimeEnvYAML`` like sigs.k8s.io/yaml: first document, go-yaml typing.
+
+    Validation, the submission ID and the command each need it: parsed once per text, a
+    fresh copy for each caller.
+    """
+    return copy_tree(_parse_runtime_env(runtime_env_yaml))
+
+
+@functools.lru_cache(maxsize=256)
+def _parse_runtime_env(runtime_env_yaml: str) -> Any:
     try:
         documents = yaml.load_all(runtime_env_yaml, Loader=_GoYamlLoader)
         data = next(iter(documents), None)
