@@ -27,17 +27,15 @@ def _scenario(name: str, jobs: int, nodes: int, accounting: str) -> Callable[[],
     docs = make_documents(jobs)
     settings = StackSettings(accounting=Accounting(accounting))
     if name in ("plan", "preflight"):
-        planner, _, why = load_planner()
+        planner = load_planner()
         if name == "plan":
             return lambda: plan_once(planner, docs, settings)
-        if why:
-            raise SystemExit(why)
         snapshot = snapshot_from_objects(make_snapshot_objects(nodes))
         return lambda: plan_once(planner, docs, settings, snapshot)
     from benchmarks import pulumi_mocks
     from components.loader import load_documents
 
-    planner, _, _ = load_planner()
+    planner = load_planner()
     plan = planner(load_documents(docs), settings, None)
     if name == "component":
         program = pulumi_mocks._component_program(plan)

@@ -1,15 +1,13 @@
-"""Planning benchmarks: ``load_documents`` + the planning pass + ``render_json``.
+"""Planning benchmarks: ``load_documents`` + ``plan_everything`` + ``render_json``.
 
-The planning pass is ``components.pipeline.plan_everything`` (what ``raygang plan`` and the
-Pulumi program run: plan, lifecycle, preflight) when it exists, else ``plan_stack`` and
-``preflight_job``.
+``components.pipeline.plan_everything`` is what ``raygang plan`` and the Pulumi program
+run: the plan, the lifecycle decision and the preflight of every job.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import functools
-import importlib
 import time
 import tracemalloc
 from collections.abc import Callable, Sequence
@@ -22,7 +20,8 @@ from benchmarks.measure import best_of, fit_exponent, maxrss_bytes
 from benchmarks.synth import make_documents, make_snapshot_objects
 from components.gang import Accounting
 from components.loader import Documents, load_documents
-from components.plan import StackPlan, plan_stack
+from components.pipeline import plan_everything
+from components.plan import StackPlan
 from components.render import render_json
 from components.settings import StackSettings
 from components.snapshot import ClusterSnapshot, snapshot_from_objects
@@ -31,87 +30,28 @@ __all__ = [
     "MemoryResult",
     "PlanSeries",
     "load_planner",
-    "load_preflight",
     "measure_memory",
     "plan_once",
     "run_planning",
 ]
 
-PREFLIGHT_MISSING = "skipped: components.preflight not available"
 # A fixed clock keeps the lifecycle decisions (and so the plans) the same on every run.
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
+DESCRIPTION = "plan_everything (plan, lifecycle, preflight)"
 
-Preflight = Callable[..., Any]
 Planner = Callable[[Documents, StackSettings, ClusterSnapshot | None], StackPlan]
 
 
-def load_preflight() -> tuple[Preflight | None, str]:
-    """``components.preflight.preflight_job``, or None and why it cannot be used."""
-    try:
-        module = importlib.import_module("components.preflight")
-    except ImportError:
-        return None, PREFLIGHT_MISSING
-    except Exception as exc:  # a module half-written by someone else: report, do not crash
-        return None, f"{PREFLIGHT_MISSING} ({type(exc).__name__}: {exc})"
-    func = getattr(module, "preflight_job", None)
-    if not callable(func):
-        return None, f"{PREFLIGHT_MISSING} (no preflight_job)"
-    return func, ""
-
-
-def _plan_stack_then_preflight(preflight: Preflight | None) -> Planner:
-    # Without components.pipeline: plan_stack, then preflight_job on every job with the
-    # stack's other jobs as its siblings, as the pipeline does.
-    def planner(
-        docs: Documents, settings: StackSettings, snapshot: ClusterSnapshot | None
-    ) -> StackPlan:
-        plan = plan_stack(docs.jobs, docs.queues, settings, docs.ignored)
-        if snapshot is None or preflight is None:
-            return plan
-        queues = {q.name: q for q in plan.queues}
-        jobs = plan.jobs
-        done = tuple(
-            dataclasses.replace(
-                job,
-                preflight=preflight(
-                    job, queues=queues, snapshot=snapshot, others=jobs[:i] + jobs[i + 1 :]
-                ),
-            )
-            for i, job in enumerate(jobs)
-        )
-        return dataclasses.replace(plan, jobs=done)
-
-    return planner
-
-
-def load_planner() -> tuple[Planner, str, str]:
-    """The planning pass ``raygang plan`` runs, what it is called, and why snapshots skip.
-
-    ``components.pipeline.plan_everything`` (plan, lifecycle, preflight) when it exists;
-    otherwise ``plan_stack`` followed by ``preflight_job`` when that exists.
-
-    Returns:
-        The planner, its description, and a non-empty reason when the snapshot variant
-        cannot run.
-    """
-    try:
-        pipeline = importlib.import_module("components.pipeline")
-        plan_everything = pipeline.plan_everything
-    except Exception as exc:  # absent or half-written: fall back to the pieces
-        preflight, why = load_preflight()
-        name = "plan_stack + preflight_job" if preflight else "plan_stack"
-        if not isinstance(exc, ModuleNotFoundError):
-            name += f" (components.pipeline unusable: {type(exc).__name__}: {exc})"
-        return _plan_stack_then_preflight(preflight), name, why
+def load_planner() -> Planner:
+    """The planning pass ``raygang plan`` runs, with the benchmark's fixed clock."""
     base = Path.cwd()
 
     def planner(
         docs: Documents, settings: StackSettings, snapshot: ClusterSnapshot | None
     ) -> StackPlan:
-        plan: StackPlan = plan_everything(docs, settings, base=base, snapshot=snapshot, now=NOW)
-        return plan
+        return plan_everything(docs, settings, base=base, snapshot=snapshot, now=NOW)
 
-    return planner, "plan_everything (plan_stack, lifecycle, preflight_job)", ""
+    return planner
 
 
 def plan_once(
@@ -138,7 +78,6 @@ class PlanSeries:
         snapshot: a description of the snapshot (``none``, ``500 nodes``).
         sizes: job counts.
         seconds: best-of wall time of the whole plan, per size.
-        skipped: why the series did not run (empty when it did).
         skipped_sizes: sizes left out because they would exceed the time budget.
         notes: why they were left out.
     """
@@ -147,7 +86,6 @@ class PlanSeries:
     snapshot: str
     sizes: list[int] = field(default_factory=list)
     seconds: list[float] = field(default_factory=list)
-    skipped: str = ""
     skipped_sizes: list[int] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
@@ -159,7 +97,7 @@ class PlanSeries:
     @property
     def exponent(self) -> float | None:
         """The fitted growth exponent (None when skipped or one size only)."""
-        if self.skipped or len(self.sizes) < 2:
+        if len(self.sizes) < 2:
             return None
         return fit_exponent(self.sizes, self.seconds)
 
@@ -171,7 +109,7 @@ class PlanSeries:
         Returns:
             The seconds and whether they were measured; None when the series did not run.
         """
-        if self.skipped or not self.sizes:
+        if not self.sizes:
             return None
         if jobs in self.sizes:
             return self.seconds[self.sizes.index(jobs)], True
@@ -186,9 +124,8 @@ class PlanSeries:
             "snapshot": self.snapshot,
             "sizes": self.sizes,
             "seconds": self.seconds,
-            "seconds_per_job": self.per_job if not self.skipped else [],
+            "seconds_per_job": self.per_job,
             "exponent": self.exponent,
-            "skipped": self.skipped or None,
             "skipped_sizes": self.skipped_sizes,
             "notes": self.notes,
         }
@@ -272,7 +209,7 @@ def run_planning(
         budget: seconds a snapshot (preflight) series may take; larger sizes are skipped.
         seed: the generator's seed.
     """
-    planner, description, why = load_planner()
+    planner = load_planner()
     objects = make_snapshot_objects(nodes)
     start = time.perf_counter()
     snapshot = snapshot_from_objects(objects, "bench snapshot")
@@ -285,9 +222,6 @@ def run_planning(
             settings = StackSettings(accounting=accounting)
             row = PlanSeries(str(accounting), f"{nodes} nodes" if with_snapshot else "none")
             series.append(row)
-            if with_snapshot and why:
-                row.skipped = why
-                continue
 
             def measure(
                 n: int, settings: StackSettings = settings, with_snapshot: bool = with_snapshot
@@ -306,7 +240,7 @@ def run_planning(
                 _run_series(row, snapshot_sizes, budget, measure)
             else:
                 _run_series(row, sizes, float("inf"), measure)
-    return PlanningResult(description, series, nodes, len(snapshot.objects), build)
+    return PlanningResult(DESCRIPTION, series, nodes, len(snapshot.objects), build)
 
 
 @dataclass
@@ -331,7 +265,7 @@ class MemoryResult:
 def measure_memory(jobs: int, seed: int = 20251129) -> MemoryResult:
     """Peak memory of planning ``jobs`` jobs (effective accounting, no snapshot)."""
     docs = make_documents(jobs, seed)
-    planner, _, _ = load_planner()
+    planner = load_planner()
     tracemalloc.start()
     try:
         text, planned = plan_once(planner, docs, StackSettings())

@@ -270,7 +270,7 @@ def run_pulumi(
     A 2-job warm-up of both variants runs first and is not reported.
     """
     result = PulumiResult("preview" if preview else "up")
-    planner, _, _ = load_planner()
+    planner = load_planner()
     for index, n in enumerate((2, *sizes)):
         warmup = index == 0
         plan = planner(load_documents(make_documents(n, seed)), StackSettings(), None)

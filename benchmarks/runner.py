@@ -73,8 +73,8 @@ class Config:
                 repeat=3,
                 pulumi_repeat=5,
                 plan_sizes=(10, 100, 1000),
-                snapshot_sizes=(5, 10, 20, 100, 1000),
-                pulumi_sizes=(10, 100, 300),
+                snapshot_sizes=(10, 100, 1000),
+                pulumi_sizes=(10, 100, 1000),
                 memory_jobs=1000,
                 nodes=500,
                 preflight_budget=150.0,
@@ -244,9 +244,6 @@ def _planning_section(p: Printer, config: Config) -> tuple[PlanningResult, Targe
     rows = [["accounting", "snapshot", *[f"N={n}" for n in sizes], "exponent"]]
     notes: list[str] = []
     for series in result.series:
-        if series.skipped:
-            rows.append([series.accounting, series.snapshot, series.skipped])
-            continue
         cells = []
         for n in sizes:
             if n in series.sizes:

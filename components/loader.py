@@ -26,6 +26,7 @@ from typing import Any
 
 import yaml
 
+from components.batch import batch_collection
 from components.errors import MapKey, Problem, SpecError, describe_value, field_path
 from components.queues import QUEUE_API_VERSION, QueueDecl, parse_queue
 from components.spec import RayJobInput
@@ -269,6 +270,11 @@ def load_documents(docs: Iterable[tuple[str, object]]) -> Documents:
     Raises:
         SpecError: every problem in every document.
     """
+    with batch_collection():
+        return _load_documents(docs)
+
+
+def _load_documents(docs: Iterable[tuple[str, object]]) -> Documents:
     jobs: list[RayJobInput] = []
     queues: dict[str, QueueDecl] = {}
     ignored: list[str] = []

@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
+from components.batch import batch_collection
 from components.errors import Problem, SpecError
 from components.facts import gather_facts, parse_now
 from components.lifecycle import decide
@@ -118,6 +119,17 @@ def plan_everything(
     Raises:
         SpecError: every problem found, in every job.
     """
+    with batch_collection():
+        return _plan_everything(docs, settings, base, snapshot, now)
+
+
+def _plan_everything(
+    docs: Documents,
+    settings: StackSettings,
+    base: Path,
+    snapshot: ClusterSnapshot | None,
+    now: datetime | None,
+) -> StackPlan:
     stack = plan_stack(docs.jobs, docs.queues, settings, docs.ignored)
     if snapshot is None:
         snapshot = resolve_snapshot(settings.cluster_snapshot, base)

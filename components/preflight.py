@@ -2164,6 +2164,7 @@ class _QueueJobs:
     """The jobs of a stack that use one queue, and their ``minResources`` summed."""
 
     jobs: tuple[JobPlan, ...]
+    keys: tuple[tuple[str, str], ...]  # (namespace, name) of each job
     minimum: Res
     # (namespace, name) -> the job's own minResources in Volcano's units.
     own: Mapping[tuple[str, str], Res]
@@ -2184,8 +2185,9 @@ def _by_queue(others: Sequence[JobPlan]) -> dict[str, _QueueJobs]:
         grouped.setdefault(job.queue or "default", []).append(job)
     index = {}
     for queue, jobs in grouped.items():
-        own = {(j.namespace, j.name): _res(j.gang.min_resources) for j in jobs}
-        index[queue] = _QueueJobs(tuple(jobs), _add(*own.values()), own)
+        keys = tuple((j.namespace, j.name) for j in jobs)
+        own = {key: _res(j.gang.min_resources) for key, j in zip(keys, jobs, strict=True)}
+        index[queue] = _QueueJobs(tuple(jobs), keys, _add(*own.values()), own)
     if isinstance(others, tuple):
         _SIBLING_CACHE.insert(0, (others, index))
         del _SIBLING_CACHE[_PARSED_CACHE_SIZE:]
@@ -2199,7 +2201,7 @@ def _siblings(others: Sequence[JobPlan], plan: JobPlan, queue: str) -> tuple[lis
     if entry is None:
         return [], {}
     key = (plan.namespace, plan.name)
-    jobs = [j for j in entry.jobs if (j.namespace, j.name) != key]
+    jobs = [j for j, k in zip(entry.jobs, entry.keys, strict=True) if k != key]
     if key not in entry.own:
         return jobs, entry.minimum
     # Exact: the minimum of the others is the queue's sum less this job's own.

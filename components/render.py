@@ -13,6 +13,7 @@ from typing import Any
 
 import yaml
 
+from components.batch import batch_collection
 from components.plan import JobPlan, PlannedResource, StackPlan
 from components.quantity import format_resource_list
 
@@ -92,7 +93,8 @@ def plan_document(plan: StackPlan) -> dict[str, Any]:
 
 def render_json(plan: StackPlan) -> str:
     """``raygang plan --format json``."""
-    return json.dumps(plan_document(plan), indent=2, sort_keys=False) + "\n"
+    with batch_collection():
+        return json.dumps(plan_document(plan), indent=2, sort_keys=False) + "\n"
 
 
 def _stream(plan: StackPlan) -> Iterator[PlannedResource]:
@@ -118,7 +120,8 @@ def _dump(manifest: object) -> str:
 
 def render_yaml(plan: StackPlan) -> str:
     """The manifests, one YAML document each, in creation order (no ownerReferences)."""
-    return "".join(f"---\n{_dump(dict(r.manifest))}" for r in _stream(plan))
+    with batch_collection():
+        return "".join(f"---\n{_dump(dict(r.manifest))}" for r in _stream(plan))
 
 
 def write_manifests(plan: StackPlan, out: Path) -> list[Path]:
