@@ -29,30 +29,11 @@ from components.loader import load_documents
 from components.manifests import owner_reference
 from components.plan import StackPlan
 from components.settings import StackSettings
+from components.testing import KubernetesMocks
 
 __all__ = ["PulumiResult", "PulumiRun", "bare_inputs", "run_pulumi"]
 
 PROJECT = "raygang-bench"
-
-
-class EchoMocks(pulumi.runtime.Mocks):
-    """Echo inputs back as state, with the UID the API server would assign."""
-
-    def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str, dict[str, Any]]:
-        """Create: the state is the inputs plus ``metadata.uid``."""
-        state = dict(args.inputs)
-        if args.typ.startswith("kubernetes:"):
-            meta = dict(state.get("metadata") or {})
-            meta.setdefault("name", args.name)
-            meta["uid"] = f"uid-{args.name}"
-            state["metadata"] = meta
-        return args.name, state
-
-    def call(
-        self, args: pulumi.runtime.MockCallArgs
-    ) -> tuple[dict[Any, Any], list[tuple[str, str]] | None]:
-        """No invokes are expected."""
-        return {}, None
 
 
 class CountingMonitor(MockMonitor):
@@ -184,7 +165,7 @@ def run_under_mocks(program: Callable[[], None], preview: bool) -> tuple[float, 
     Returns:
         Wall seconds and the monitor (with its registration counts).
     """
-    mocks = EchoMocks()
+    mocks = KubernetesMocks()
     monitor = CountingMonitor(mocks)
     pulumi.runtime.set_all_config({})
     pulumi.runtime.set_mocks(

@@ -19,24 +19,10 @@ import yaml
 from pulumi.runtime import rpc
 from pulumi.runtime.mocks import MockMonitor
 
+from components.testing import KubernetesMocks
+
 PROJECT = "raygang"
 ROOT = Path(__file__).resolve().parents[1]
-
-
-class K8sMocks(pulumi.runtime.Mocks):
-    """Echo inputs back as outputs, with the UID the API server would assign."""
-
-    def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str, dict[str, Any]]:
-        state = dict(args.inputs)
-        if args.typ.startswith("kubernetes:"):
-            meta = dict(state.get("metadata") or {})
-            meta.setdefault("name", args.name)
-            meta["uid"] = f"uid-{args.name}"
-            state["metadata"] = meta
-        return args.name, state
-
-    def call(self, args: pulumi.runtime.MockCallArgs) -> dict[str, Any]:
-        return {}
 
 
 @dataclass
@@ -100,7 +86,7 @@ def stack_config(stack: str) -> dict[str, str]:
 
 def install(config: dict[str, str], preview: bool, stack: str = "dev") -> RecordingMonitor:
     """Install fresh mocks and config for one test (set_mocks is process-global)."""
-    mocks = K8sMocks()
+    mocks = KubernetesMocks()
     monitor = RecordingMonitor(mocks)
     pulumi.runtime.set_all_config(config)
     pulumi.runtime.set_mocks(mocks, project=PROJECT, stack=stack, preview=preview, monitor=monitor)
