@@ -538,7 +538,7 @@ class _Task:
     request: Res
     placement: _Placement
 
-    @property
+    @cached_property
     def best_effort(self) -> bool:
         """Volcano's ``IsEmpty`` ignores ``pods``: such a pod is left to backfill."""
         return all(v < _EPSILON for n, v in self.request.items() if n != "pods")
@@ -846,20 +846,17 @@ QueueGate = Callable[[_Task, Res], bool]
 Rank = tuple[Num, ...]
 
 
-def _score_bound(node: _Node) -> Num:
-    """The most ``_score`` can give on ``node`` for any pod: the leastrequested part with
-    nothing asked, plus the balancedresource part at its best (100)."""
-    least: Num = 0
-    for name in ("cpu", "memory"):
-        allocatable = node.allocatable.get(name, _ZERO)
-        if allocatable > 0:
-            least += max(0, node.idle.get(name, _ZERO) * 100 // allocatable)
-    return least // 2 + 100
+# Below every rank: a node whose score has no bound is visited before any is final.
+_UNBOUNDED: Rank = (0, -(1 << 62))
 
 
-def _rank_bound(node: _Node) -> Rank:
-    """A rank no pod can beat on ``node`` (``_volcano_rank`` is never below it)."""
-    return (0, -_score_bound(node))
+def _empty_score(node: _Node) -> Num | None:
+    """``_score`` of a pod that asks nothing; None for a node without cpu or memory."""
+    allocatable, idle = node.allocatable, node.idle
+    cpu_of, mem_of = allocatable.get("cpu", _ZERO), allocatable.get("memory", _ZERO)
+    if cpu_of <= 0 or mem_of <= 0:
+        return None
+    return _score_of(cpu_of, idle.get("cpu", _ZERO), 0, mem_of, idle.get("memory", _ZERO), 0)
 
 
 class _Chooser:
@@ -872,7 +869,7 @@ class _Chooser:
 
     With a ``ranking`` of the state the nodes were copied from (``_volcano_rank`` only),
     the nodes still in that state come in the ranking's order, and a changed node is
-    ranked only once its bound (``_rank_bound``) could beat the best candidate: the
+    ranked only once its bound (``_Order.bound``) could beat the best candidate: the
     choice is the one a full scan would make.
 
     Args:
@@ -906,7 +903,7 @@ class _Chooser:
             for index in ranking.changed(nodes) if changed is None else changed:
                 self.tracked.add(index)
                 node = nodes[index]
-                self.bounded.append((_rank_bound(node), index, node.version))
+                self.bounded.append((self.order.bound(node), index, node.version))
             heapq.heapify(self.bounded)
         else:
             for index, node in enumerate(nodes):
@@ -920,7 +917,7 @@ class _Chooser:
         self.tracked.add(index)
         node = self.nodes[index]
         if self.order is not None:
-            heapq.heappush(self.bounded, (_rank_bound(node), index, node.version))
+            heapq.heappush(self.bounded, (self.order.bound(node), index, node.version))
         elif (value := self.rank(self.task, node)) is not None:
             heapq.heappush(self.ranked, (value, index, node.version))
 
@@ -963,10 +960,13 @@ class _Chooser:
 class _Order:
     """The nodes of a ranking's state that can take one kind of pod, best first.
 
-    Ranked only as far as someone looks: nodes are visited by ``_rank_bound`` and an
-    entry is final once no unvisited node's bound can beat it. A gang takes the first
-    few nodes of each kind of pod, so on a cluster whose nodes differ in load most are
-    never ranked. When the bounds do not separate the nodes (an idle cluster, where
+    Ranked only as far as someone looks: nodes are visited by their score for an empty
+    pod, best first, and an entry is final once no unvisited node can beat it. A pod
+    asking ``cpu`` and ``memory`` scores at most ``ceil(50 * (cpu / allocatable cpu +
+    memory / allocatable memory))`` above that (``slack``): its leastrequested part only
+    drops, its balancedresource gap moves by at most those fractions. A gang takes the
+    first few nodes of each kind of pod, so on a cluster whose nodes differ in load most
+    are never ranked. When the bound does not separate the nodes (an idle cluster, where
     every node scores about the same) the rest are ranked at once, column by column.
     """
 
@@ -979,6 +979,15 @@ class _Order:
         request = task.request
         self.fast = ranking.integral and all(type(v) is int for v in request.values())
         self.allowed = ranking.allowed(task) if self.fast else []
+        cpu_of, mem_of = ranking.smallest
+        self.slack = (
+            math.ceil(
+                Fraction(50 * request.get("cpu", 0), cpu_of)
+                + Fraction(50 * request.get("memory", 0), mem_of)
+            )
+            if cpu_of > 0 and mem_of > 0
+            else 0
+        )
 
     def at(self, position: int) -> tuple[Rank, int] | None:
         """The ``position``-th best ``(rank, index)``; None past the last."""
@@ -988,7 +997,9 @@ class _Order:
         while len(found) <= position:
             if self.visited < len(visit):
                 index = visit[self.visited]
-                if pending and pending[0] < (ranking.bounds[index], index):
+                empty = ranking.empty_scores[index]
+                bound = (0, -(empty + self.slack)) if empty is not None else _UNBOUNDED
+                if pending and pending[0] < (bound, index):
                     found.append(heapq.heappop(pending))
                     continue
                 if self.visited >= self.eager_after:
@@ -1008,6 +1019,11 @@ class _Order:
             else:
                 return None
         return found[position]
+
+    def bound(self, node: _Node) -> Rank:
+        """A rank this kind of pod cannot beat on ``node``, in any state of it."""
+        empty = _empty_score(node)
+        return _UNBOUNDED if empty is None else (0, -(empty + self.slack))
 
     def rank(self, index: int) -> Rank | None:
         """``_volcano_rank`` of one node of the ranking's state."""
@@ -1046,31 +1062,21 @@ class _Order:
             room = ranking.column("room", name)
             candidates = [i for i in candidates if room[i] >= need]
         cpu, memory = request.get("cpu", 0), request.get("memory", 0)
-        cpu_of, cpu_idle = ranking.column("allocatable", "cpu"), ranking.column("idle", "cpu")
-        mem_of = ranking.column("allocatable", "memory")
-        mem_idle = ranking.column("idle", "memory")
-        rooms, sized = ranking.rooms, ranking.sized
+        rows, plain = ranking.rows, ranking.plain
         out: list[tuple[Rank, int]] = []
         for i in candidates:
-            node = nodes[i]
-            flag = 0 if rooms[i] is node.idle or _fits(request, node.idle) else 1
-            if sized[i]:
-                # _score_of with both allocatables positive, inlined.
-                c_of, m_of = cpu_of[i], mem_of[i]
-                c_idle, m_idle = cpu_idle[i], mem_idle[i]
-                least = (c_idle - cpu) * 100 // c_of
-                least = least if least > 0 else 0
-                extra = (m_idle - memory) * 100 // m_of
-                least += extra if extra > 0 else 0
-                c_used = c_of - c_idle + cpu
-                c_used = 0 if c_used < 0 else c_of if c_used > c_of else c_used
-                m_used = m_of - m_idle + memory
-                m_used = 0 if m_used < 0 else m_of if m_used > m_of else m_used
-                gap = c_used * m_of - m_used * c_of
+            c_of, m_of, c_idle, m_idle = rows[i]
+            if plain[i]:
+                # _score_of on a node with idle room within its allocatable, after the
+                # room check (idle >= ask): no clamp can apply, and the pod fits idle.
+                least = (c_idle - cpu) * 100 // c_of + (m_idle - memory) * 100 // m_of
+                gap = (c_of - c_idle + cpu) * m_of - (m_of - m_idle + memory) * c_of
                 gap = gap if gap >= 0 else -gap
-                score = least // 2 + 100 + (-50 * gap // (c_of * m_of))
-            else:
-                score = _score_of(cpu_of[i], cpu_idle[i], cpu, mem_of[i], mem_idle[i], memory)
+                out.append(((0, -(least // 2 + 100 + (-50 * gap // (c_of * m_of)))), i))
+                continue
+            node = nodes[i]
+            flag = 0 if ranking.rooms[i] is node.idle or _fits(request, node.idle) else 1
+            score = _score_of(c_of, c_idle, cpu, m_of, m_idle, memory)
             out.append(((flag, -score), i))
         return out
 
@@ -1102,11 +1108,42 @@ class _Ranking:
             for res in (node.idle, node.allocatable, room)
             for v in res.values()
         )
-        self.bounds = [_rank_bound(n) for n in self.nodes]
-        self.by_bound = sorted(range(len(self.nodes)), key=lambda i: (self.bounds[i], i))
         self.sized = [
             n.allocatable.get("cpu", _ZERO) > 0 and n.allocatable.get("memory", _ZERO) > 0
             for n in self.nodes
+        ]
+        # Each node's score for a pod that asks nothing (None: a node without cpu or
+        # memory, visited first); _Order visits nodes by it, best first.
+        self.empty_scores = [_empty_score(n) for n in self.nodes]
+        self.by_bound = sorted(
+            range(len(self.nodes)),
+            key=lambda i: (0, 0, i) if (e := self.empty_scores[i]) is None else (1, -e, i),
+        )
+        sized_nodes = [n for n, sized in zip(self.nodes, self.sized, strict=True) if sized]
+        self.smallest: tuple[Num, Num] = (
+            (
+                min(n.allocatable["cpu"] for n in sized_nodes),
+                min(n.allocatable["memory"] for n in sized_nodes),
+            )
+            if sized_nodes
+            else (_ZERO, _ZERO)
+        )
+        # cpu and memory, allocatable then idle, per node; and whether a node is plain:
+        # both allocatable, idle room within them, nothing terminating or pipelined.
+        self.rows = [
+            (
+                n.allocatable.get("cpu", _ZERO),
+                n.allocatable.get("memory", _ZERO),
+                n.idle.get("cpu", _ZERO),
+                n.idle.get("memory", _ZERO),
+            )
+            for n in self.nodes
+        ]
+        self.plain = [
+            sized and room is n.idle and 0 <= c_idle <= c_of and 0 <= m_idle <= m_of
+            for n, room, sized, (c_of, m_of, c_idle, m_idle) in zip(
+                self.nodes, self.rooms, self.sized, self.rows, strict=True
+            )
         ]
         self._columns: dict[tuple[str, str], list[Num]] = {}
         self._orders: dict[tuple[Any, ...], _Order] = {}
@@ -1267,7 +1304,8 @@ def _place_gang(
             ready += 1
             outcome.allocated += 1
         outcome.placed.append((task, best.name))
-        placed_total = _add(placed_total, task.request)
+        if queue_ok is not None:
+            placed_total = _add(placed_total, task.request)
     outcome.ready = ready >= min_member
     outcome.pipelined = not outcome.ready and ready + pipelined >= min_member
     if not (outcome.ready or outcome.pipelined):
@@ -1317,6 +1355,12 @@ def _best_fit_decreasing(tasks: Sequence[_Task], nodes: Sequence[_Node]) -> bool
     Used only to tell "Volcano's greedy order fails but a packing exists" apart from
     "nothing fits", never as Volcano's behaviour.
     """
+    if any(
+        not task.best_effort
+        and not any(_fits(task.request, n.idle) and _static_failure(task, n) is None for n in nodes)
+        for task in {t.shape: t for t in tasks}.values()
+    ):
+        return False  # a pod no node can take even now: no packing places it
     work = [n.copy() for n in nodes]
 
     def size(task: _Task) -> tuple[Num, ...]:
