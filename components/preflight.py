@@ -578,6 +578,8 @@ class _Node:
     version: int = field(default_factory=_stamp)
     # Names labels, taints and the cordon: copies keep it, ``empty()`` takes a new one.
     static_id: int = field(default_factory=_stamp)
+    # (version, _empty_score) once computed for that version.
+    scored: tuple[int, Num | None] | None = field(default=None, compare=False, repr=False)
 
     @cached_property
     def size(self) -> tuple[tuple[str, Num], ...]:
@@ -852,11 +854,18 @@ _UNBOUNDED: Rank = (0, -(1 << 62))
 
 def _empty_score(node: _Node) -> Num | None:
     """``_score`` of a pod that asks nothing; None for a node without cpu or memory."""
+    scored = node.scored
+    if scored is not None and scored[0] == node.version:
+        return scored[1]
     allocatable, idle = node.allocatable, node.idle
     cpu_of, mem_of = allocatable.get("cpu", _ZERO), allocatable.get("memory", _ZERO)
-    if cpu_of <= 0 or mem_of <= 0:
-        return None
-    return _score_of(cpu_of, idle.get("cpu", _ZERO), 0, mem_of, idle.get("memory", _ZERO), 0)
+    value = (
+        _score_of(cpu_of, idle.get("cpu", _ZERO), 0, mem_of, idle.get("memory", _ZERO), 0)
+        if cpu_of > 0 and mem_of > 0
+        else None
+    )
+    node.scored = (node.version, value)
+    return value
 
 
 class _Chooser:
@@ -928,7 +937,12 @@ class _Chooser:
             kept: tuple[Rank, int] | None = None
             if order is not None:
                 # The first node of the ranking still in its ranked state.
-                while (entry := order.at(self.position)) is not None:
+                found = order.found
+                while (
+                    entry := found[self.position]
+                    if self.position < len(found)
+                    else order.at(self.position)
+                ) is not None:
                     index = entry[1]
                     if nodes[index].version == versions[index]:
                         kept = entry
