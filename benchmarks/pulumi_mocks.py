@@ -34,6 +34,8 @@ from components.testing import KubernetesMocks
 __all__ = ["PulumiResult", "PulumiRun", "bare_inputs", "run_pulumi"]
 
 PROJECT = "raygang-bench"
+# Pulumi runs over LONG_RUN_SECONDS are tried this many times (fewer than --repeat).
+LONG_RUN_REPEATS = 2
 
 
 class CountingMonitor(MockMonitor):
@@ -258,7 +260,7 @@ def run_pulumi(
         bare = bare_inputs(plan)
         best = {"bare": float("inf"), "component": float("inf")}
         counts: dict[str, tuple[int, int]] = {}
-        for _ in range(1 if warmup else max(1, repeat)):
+        for attempt in range(1 if warmup else max(1, repeat)):
             longest = 0.0
             for variant, program in (
                 ("bare", _bare_program(bare)),
@@ -268,7 +270,9 @@ def run_pulumi(
                 best[variant] = min(best[variant], seconds)
                 counts[variant] = (monitor.custom, monitor.components)
                 longest = max(longest, seconds)
-            if longest > LONG_RUN_SECONDS:
+            # Long runs are still noisy here (the machine drifts over tens of seconds), so
+            # they get a second try before the best is kept.
+            if longest > LONG_RUN_SECONDS and attempt + 1 >= LONG_RUN_REPEATS:
                 break
         if warmup:  # first registrations import provider modules and set up the stack
             continue

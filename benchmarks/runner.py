@@ -404,7 +404,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     )
     p.line(
         f"runs: best of {config.repeat}, Pulumi best of {config.pulumi_repeat} (a run over "
-        f"{LONG_RUN_SECONDS:.0f} s is not repeated); "
+        f"{LONG_RUN_SECONDS:.0f} s: planning once, Pulumi twice); "
         f"plan sizes {list(config.plan_sizes)} (with snapshot {list(config.snapshot_sizes)}), "
         f"Pulumi sizes {list(config.pulumi_sizes)}"
     )

@@ -28,6 +28,8 @@ class KubernetesMocks(pulumi.runtime.Mocks):
             state["metadata"] = meta
         return args.name, state
 
-    def call(self, args: pulumi.runtime.MockCallArgs) -> dict[str, Any]:
+    def call(
+        self, args: pulumi.runtime.MockCallArgs
+    ) -> tuple[dict[Any, Any], list[tuple[str, str]] | None]:
         """No invokes are expected: an empty result."""
-        return {}
+        return {}, None
