@@ -249,11 +249,14 @@ class MemoryResult:
 
     Attributes:
         jobs: how many jobs were planned.
-        tracemalloc_peak: peak bytes allocated by Python while planning (inputs excluded).
+        snapshot: the snapshot planned against (``none``, ``500 nodes``).
+        tracemalloc_peak: peak bytes allocated by Python while planning (inputs excluded;
+            the snapshot's stack-wide caches included).
         maxrss: the process's peak resident set size right after (imports included).
     """
 
     jobs: int
+    snapshot: str
     tracemalloc_peak: int
     maxrss: int
 
@@ -262,16 +265,18 @@ class MemoryResult:
         return dataclasses.asdict(self)
 
 
-def measure_memory(jobs: int, seed: int = 20251129) -> MemoryResult:
-    """Peak memory of planning ``jobs`` jobs (effective accounting, no snapshot)."""
+def measure_memory(jobs: int, nodes: int = 0, seed: int = 20251129) -> MemoryResult:
+    """Peak memory of planning ``jobs`` jobs (effective accounting), against a snapshot of
+    ``nodes`` nodes when not 0 (read anew: its caches are counted)."""
     docs = make_documents(jobs, seed)
     planner = load_planner()
+    snapshot = snapshot_from_objects(make_snapshot_objects(nodes), "bench") if nodes else None
     tracemalloc.start()
     try:
-        text, planned = plan_once(planner, docs, StackSettings())
+        text, planned = plan_once(planner, docs, StackSettings(), snapshot)
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
     if planned != jobs or not text:
         raise AssertionError(f"planned {planned} jobs of {jobs}")
-    return MemoryResult(jobs, peak, maxrss_bytes())
+    return MemoryResult(jobs, f"{nodes} nodes" if nodes else "none", peak, maxrss_bytes())

@@ -129,7 +129,7 @@ class Report:
     machine: dict[str, Any]
     quantity: QuantityResult | None = None
     planning: PlanningResult | None = None
-    memory: MemoryResult | None = None
+    memory: list[MemoryResult] = field(default_factory=list)
     pulumi: list[PulumiResult] = field(default_factory=list)
     targets: list[Target] = field(default_factory=list)
 
@@ -140,7 +140,7 @@ class Report:
             "config": asdict(self.config),
             "quantity": self.quantity.as_dict() if self.quantity else None,
             "planning": self.planning.as_dict() if self.planning else None,
-            "memory": self.memory.as_dict() if self.memory else None,
+            "memory": [m.as_dict() for m in self.memory],
             "pulumi": [p.as_dict() for p in self.pulumi],
             "targets": [t.as_dict() for t in self.targets],
         }
@@ -269,16 +269,19 @@ def _planning_section(p: Printer, config: Config) -> tuple[PlanningResult, Targe
     return result, target
 
 
-def _memory_section(p: Printer, config: Config) -> MemoryResult:
-    result = measure_memory(config.memory_jobs)
-    p.line(f"[memory] peak memory of planning {result.jobs} jobs (effective, no snapshot)")
-    p.line(
-        f"  tracemalloc peak {_mib(result.tracemalloc_peak)} "
-        f"({result.tracemalloc_peak / result.jobs / 1024:.0f} KiB per job); "
-        f"process maxrss so far {_mib(result.maxrss)}"
-    )
+def _memory_section(p: Printer, config: Config) -> list[MemoryResult]:
+    p.line(f"[memory] peak memory of planning {config.memory_jobs} jobs (effective)")
+    results = []
+    for nodes in (0, config.nodes):
+        result = measure_memory(config.memory_jobs, nodes)
+        results.append(result)
+        p.line(
+            f"  snapshot {result.snapshot}: tracemalloc peak {_mib(result.tracemalloc_peak)} "
+            f"({result.tracemalloc_peak / result.jobs / 1024:.0f} KiB per job); "
+            f"process maxrss so far {_mib(result.maxrss)}"
+        )
     p.line("  ratio memory: none (reported, no target)")
-    return result
+    return results
 
 
 def _pulumi_section(p: Printer, config: Config) -> tuple[list[PulumiResult], Target]:

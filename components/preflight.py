@@ -781,22 +781,21 @@ def _score_of(
     cpu_of: Num, cpu_idle: Num, cpu_ask: Num, mem_of: Num, mem_idle: Num, mem_ask: Num
 ) -> Num:
     """``_score`` from the six numbers it reads (cpu, then memory: allocatable, idle, ask)."""
-    least: Num = 0
-    if cpu_of > 0:
-        cpu = cpu_of - cpu_idle + cpu_ask
-        least += max(0, (cpu_of - cpu) * 100 // cpu_of)
-        cpu = min(max(cpu, 0), cpu_of)
-    else:
-        cpu = cpu_of = 1
-    if mem_of > 0:
-        memory = mem_of - mem_idle + mem_ask
-        least += max(0, (mem_of - memory) * 100 // mem_of)
-        memory = min(max(memory, 0), mem_of)
-    else:
-        memory = mem_of = 1
+    cpu_least, cpu, cpu_of = _least_and_share(cpu_of, cpu_idle, cpu_ask)
+    mem_least, memory, mem_of = _least_and_share(mem_of, mem_idle, mem_ask)
     gap = cpu * mem_of - memory * cpu_of
     gap = gap if gap >= 0 else -gap
-    return least // 2 + 100 + (-50 * gap // (cpu_of * mem_of))
+    return (cpu_least + mem_least) // 2 + 100 + (-50 * gap // (cpu_of * mem_of))
+
+
+def _least_and_share(of: Num, idle: Num, ask: Num) -> tuple[Num, Num, Num]:
+    """One resource: its leastrequested points and its share ``requested / allocatable``
+    (as a pair) once the pod is placed; a resource the node lacks scores nothing and
+    counts as fully used (1/1)."""
+    if of <= 0:
+        return 0, 1, 1
+    requested = of - idle + ask
+    return max(0, (of - requested) * 100 // of), min(max(requested, 0), of), of
 
 
 @dataclass
