@@ -901,7 +901,7 @@ class _Chooser:
         # Ranked: (rank, index, version). Not ranked yet (changed nodes): (bound, ...).
         self.ranked: list[tuple[Rank, int, int]] = []
         self.bounded: list[tuple[Rank, int, int]] = []
-        self.order: _Order | None = None
+        self.order: _Order | _View | None = None
         self.versions: Sequence[int] = ()
         self.position = 0
         self.tracked: set[int] = set()  # indexes this chooser follows itself
@@ -1094,6 +1094,34 @@ class _Order:
         return out
 
 
+class _View:
+    """An ``_Order`` of cpu, memory and placement, less the nodes where another resource
+    the pod asks for does not fit (columns of FutureIdle, which is idle here)."""
+
+    def __init__(self, order: _Order, needs: Sequence[tuple[Sequence[Num], Num]]) -> None:
+        self.order = order
+        self.needs = needs
+        self.found: list[tuple[Rank, int]] = []
+        self.scanned = 0  # entries of ``order`` looked at
+
+    def at(self, position: int) -> tuple[Rank, int] | None:
+        """The ``position``-th best ``(rank, index)``; None past the last."""
+        found, needs, order = self.found, self.needs, self.order
+        while len(found) <= position:
+            entry = order.at(self.scanned)
+            if entry is None:
+                return None
+            self.scanned += 1
+            index = entry[1]
+            if all(room[index] >= need for room, need in needs):
+                found.append(entry)
+        return found[position]
+
+    def bound(self, node: _Node) -> Rank:
+        """A rank this kind of pod cannot beat on ``node``, in any state of it."""
+        return self.order.bound(node)
+
+
 class _Ranking:
     """Node ranks per kind of pod, in one state of the cluster (see ``_Order``).
 
@@ -1160,6 +1188,11 @@ class _Ranking:
         ]
         self._columns: dict[tuple[str, str], list[Num]] = {}
         self._orders: dict[tuple[Any, ...], _Order] = {}
+        self._views: dict[tuple[Any, ...], _View] = {}
+        # No node has room pending: FutureIdle is idle everywhere (see ``order``).
+        self.settled = self.integral and all(
+            room is n.idle for n, room in zip(self.nodes, self.rooms, strict=True)
+        )
         self._errors: dict[tuple[Any, ...], dict[str, str]] = {}
         self._allowed: dict[str, list[bool]] = {}
 
@@ -1198,8 +1231,35 @@ class _Ranking:
             self._allowed[key] = allowed
         return allowed
 
-    def order(self, task: _Task) -> _Order:
-        """The nodes that can take ``task``, best first (ranked on demand)."""
+    def order(self, task: _Task) -> _Order | _View:
+        """The nodes that can take ``task``, best first (ranked on demand).
+
+        When no node has room pending (terminating or pipelined pods), a rank depends on
+        the pod's cpu and memory (the score) and on whether each other resource fits: pods
+        alike in cpu, memory and placement share one order, each seeing the nodes its
+        other resources fit.
+        """
+        request = task.request
+        if self.settled and all(type(v) is int for v in request.values()):
+            cpu, memory = request.get("cpu", 0), request.get("memory", 0)
+            key = (task.placement.key, cpu, memory)
+            base = self._orders.get(key)
+            if base is None:
+                scored = _Task(
+                    task.label,
+                    task.group,
+                    task.pod_name,
+                    {"cpu": cpu, "memory": memory},
+                    task.placement,
+                )
+                base = _Order(self, scored)
+                self._remember(self._orders, key, base)
+            view = self._views.get(task.shape)
+            if view is None or view.order is not base:
+                extra = [(n, v) for n, v in request.items() if n not in ("cpu", "memory")]
+                view = _View(base, [(self.column("room", n), v) for n, v in extra])
+                self._remember(self._views, task.shape, view)
+            return view
         found = self._orders.get(task.shape)
         if found is None:
             found = _Order(self, task)
