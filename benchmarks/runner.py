@@ -181,7 +181,8 @@ class Printer:
 
 
 def _quantity_section(p: Printer, config: Config) -> tuple[QuantityResult, Target]:
-    result = run_quantities(config.quantity_inputs, max(config.repeat, 5))
+    # A pass takes tens of milliseconds: many interleaved passes cost little and steady it.
+    result = run_quantities(config.quantity_inputs, max(config.repeat, 15))
     p.line("[quantity] components.quantity.Quantity.parse vs lightkube parse_quantity")
     if result.skipped:
         p.line(f"  {result.skipped}")
