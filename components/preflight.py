@@ -1670,20 +1670,6 @@ class _ParsedNode:
 
 
 @dataclass(frozen=True)
-class _ParsedGroup:
-    """A PodGroup of the snapshot, read once (its pods are attached per evaluation)."""
-
-    obj: Mapping[str, Any]
-    namespace: str
-    name: str
-    queue: str
-    phase: str
-    min_member: int
-    min_raw: Mapping[str, Quantity] | None
-    created: str
-
-
-@dataclass(frozen=True)
 class _ParsedSnapshot:
     """Everything of a snapshot that does not depend on the job judged.
 
@@ -1694,7 +1680,7 @@ class _ParsedSnapshot:
     # (namespace, PodGroup annotation, the pod or None when unreadable, "ns/name")
     pods: tuple[tuple[str, str | None, _SnapPod | None, str], ...]
     nodes: tuple[_ParsedNode, ...]
-    groups: tuple[_ParsedGroup, ...]
+    groups: tuple[_SnapGroup, ...]  # oldest first, their pods attached
     queues: Mapping[str, _QueueView]
     has_queues: bool
     # (namespace, PodGroup name) of every PodGroup and every pod's group annotation.
@@ -1767,11 +1753,11 @@ def _parse_snapshot_uncached(snapshot: ClusterSnapshot) -> _ParsedSnapshot:
             )
         )
 
-    groups: list[_ParsedGroup] = []
+    groups: list[_SnapGroup] = []
     for obj in snapshot.of_kind("PodGroup"):
         meta, spec, status = _meta(obj), _spec(obj), _status(obj)
         min_raw = spec.get("minResources")
-        group = _ParsedGroup(
+        group = _SnapGroup(
             obj=obj,
             namespace=str(meta.get("namespace") or "default"),
             name=str(meta.get("name")),
@@ -1800,6 +1786,13 @@ def _parse_snapshot_uncached(snapshot: ClusterSnapshot) -> _ParsedSnapshot:
             declared=False,
             observed=True,
         )
+    by_key = {(g.namespace, g.name): g for g in groups}
+    for _, _, snap_pod, _ in pods:
+        if snap_pod is not None and snap_pod.group is not None:
+            owner = by_key.get((snap_pod.namespace, snap_pod.group))
+            if owner is not None:
+                owner.pods.append(snap_pod)
+    groups.sort(key=lambda g: (g.created, g.namespace, g.name))
     return _ParsedSnapshot(
         pods=tuple(pods),
         nodes=tuple(nodes),
@@ -1903,25 +1896,7 @@ def _shared_cluster(snapshot: ClusterSnapshot, declared: Mapping[str, QueueDecl]
         (_node_state(node, by_node.get(node.name, [])) for node in parsed.nodes),
         key=lambda n: n.name,
     )
-    groups: list[_SnapGroup] = []
-    by_key: dict[tuple[str, str], _SnapGroup] = {}
-    for pg in parsed.groups:
-        group = _SnapGroup(
-            namespace=pg.namespace,
-            name=pg.name,
-            queue=pg.queue,
-            phase=pg.phase,
-            min_member=pg.min_member,
-            min_raw=pg.min_raw,
-            created=pg.created,
-            obj=pg.obj,
-        )
-        groups.append(group)
-        by_key[(pg.namespace, pg.name)] = group
-    for pod in pods:
-        if pod.group is not None and (pod.namespace, pod.group) in by_key:
-            by_key[(pod.namespace, pod.group)].pods.append(pod)
-    groups.sort(key=lambda g: (g.created, g.namespace, g.name))
+    groups = list(parsed.groups)
     queues: dict[str, _QueueView] = dict(parsed.queues)
     for name, decl in declared.items():
         queues[name] = _declared_view(decl, queues.get(name))
