@@ -2228,9 +2228,17 @@ class _EmptyNodes:
         return fits, holds
 
     def reasons(self, task: _Task) -> dict[str, str]:
-        """Why each empty node refuses ``task`` (every node, when it fits none)."""
+        """Why each empty node refuses ``task`` (every node, when it fits none).
+
+        ``_fit_failure`` on each empty node: the resource check once per size.
+        """
+        shorts = {
+            size: _size_fit(task, group[0].allocatable)[0] for size, group in self.sizes.items()
+        }
         return {
-            n.name: r for n in self.nodes if (r := _fit_failure(task, n, n.allocatable)) is not None
+            n.name: r
+            for n in self.nodes
+            if (r := shorts[n.size] or _static_failure(task, n)) is not None
         }
 
 

@@ -24,6 +24,8 @@ from components.pipeline import plan_everything
 from components.plan import JobPlan
 from components.preflight import (
     _add,
+    _EmptyNodes,
+    _fit_failure,
     _Node,
     _place_gang,
     _place_singly,
@@ -186,6 +188,23 @@ class TestRankedPlacement:
             outcome = _place_gang(list(order), list(base), len(gang), whole_gang=True)
             placed = sum(1 for t in gang if not t.best_effort)
             assert outcome.ready and outcome.allocated == placed
+
+    @ENGINE
+    @given(data=st.data())
+    def test_empty_nodes_as_a_node_by_node_check(self, data: st.DataObject) -> None:
+        empty = [n.empty() for n in data.draw(nodes())]
+        fits = _EmptyNodes(empty)
+        for task in data.draw(kinds()):
+            naive = {
+                n.name: r for n in empty if (r := _fit_failure(task, n, n.allocatable)) is not None
+            }
+            holds = sum(
+                min(n.allocatable.get(k, 0) // v for k, v in task.request.items() if v > 0)
+                for n in empty
+                if n.name not in naive
+            )
+            assert fits.reasons(task) == naive
+            assert fits.fit(task) == (len(naive) < len(empty), 0 if task.best_effort else holds)
 
     def test_roomy_is_not_vacuous(self) -> None:
         task = _Task("w", "w", "w-*", {"cpu": 1000, "memory": GI, "pods": 1}, _Placement())
