@@ -2026,8 +2026,10 @@ def _declared_view(decl: QueueDecl, seen: _QueueView | None) -> _QueueView:
     spec = decl.raw.get("spec") if isinstance(decl.raw.get("spec"), Mapping) else {}
     return _QueueView(
         name=decl.name,
-        # The stack applies the spec; the state stays what the cluster says.
-        state=seen.state if seen is not None else None,
+        # The stack applies the spec; the state stays what the cluster says. A queue the
+        # controller has not reported on yet (no state) is opened by it, and the stack's
+        # Queue waits for Open, as for a queue it creates.
+        state=seen.state if seen is not None and seen.state else None,
         capability_raw=dict(decl.capability),
         guarantee=_res(decl.guarantee),
         weight=_weight(spec.get("weight") if isinstance(spec, Mapping) else None),

@@ -429,6 +429,21 @@ class TestQueue:
         result = run(job(queue_name="ray-archive"), fixture("cpu-only.yaml"), queues=[q])
         assert check(result, "queue").status == "fail"
 
+    def test_declared_queue_without_state_yet(self) -> None:
+        # Just created: Volcano's queue controller has not written status.state yet.
+        fresh = queue("ray-fresh", {"cpu": "8", "memory": "32Gi"})
+        fresh["status"] = {}
+        q = declared("ray-fresh", {"cpu": "8", "memory": "32Gi"})
+        snapshot = cluster(node("n1", cpu="8", memory="32Gi"), queue("default"), fresh)
+        result = run(job(queue_name="ray-fresh"), snapshot, queues=[q])
+        assert check(result, "queue").status == "pass", check(result, "queue").message
+        assert result.never_admitted is False
+        assert result.verdict == "admitted"
+        # Not declared by the stack: nothing waits for it to open, so it still fails.
+        alone = run(job(queue_name="ray-fresh"), snapshot)
+        assert check(alone, "queue").status == "fail"
+        assert "not opened yet" in check(alone, "queue").message
+
     def test_declared_queue_not_yet_created(self) -> None:
         q = declared("ray-new", {"cpu": "8", "memory": "32Gi"})
         result = run(job(queue_name="ray-new"), fixture("cpu-only.yaml"), queues=[q])
