@@ -2275,6 +2275,7 @@ class _QueueJobs:
 # Per ``others`` tuple (the same one for every job of a planning pass), by identity: the
 # entries keep their tuple alive, so an id is never reused while it is cached.
 _SIBLING_CACHE: list[tuple[tuple[JobPlan, ...], dict[str, _QueueJobs]]] = []
+_SIBLING_CACHE_SIZE = 4
 
 
 def _by_queue(others: Sequence[JobPlan]) -> dict[str, _QueueJobs]:
@@ -2292,7 +2293,7 @@ def _by_queue(others: Sequence[JobPlan]) -> dict[str, _QueueJobs]:
         index[queue] = _QueueJobs(tuple(jobs), keys, _add(*own.values()), own)
     if isinstance(others, tuple):
         _SIBLING_CACHE.insert(0, (others, index))
-        del _SIBLING_CACHE[_PARSED_CACHE_SIZE:]
+        del _SIBLING_CACHE[_SIBLING_CACHE_SIZE:]
     return index
 
 
