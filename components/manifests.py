@@ -14,8 +14,10 @@ from typing import Any
 
 from components import submitter
 from components.gang import HEAD_GROUP, SUBMITTER_GROUP, Gang
+from components.jsontext import dumps_indented
 from components.settings import JobSettings
 from components.spec import RayJobInput
+from components.tree import copy_tree
 
 __all__ = [
     "GROUP_NAME_ANNOTATION",
@@ -106,7 +108,7 @@ def record_manifest(
         "minResources": gang.min_resources_strings(),
     }
     data = {
-        "rayjob.json": json.dumps(item.raw, sort_keys=True, indent=2, ensure_ascii=False) + "\n",
+        "rayjob.json": dumps_indented(item.raw, sort_keys=True, ensure_ascii=False) + "\n",
         "gang.json": json.dumps(gang_doc, sort_keys=True),
         "submissionId": submission_id,
     }
@@ -166,7 +168,7 @@ def raycluster_manifest(
     PodGroup of its own and point its pods at ``ray-<job>-pg``, the one raygang creates.
     """
     mode = item.job.spec.submission_mode
-    spec = item.raw_spec().get("rayClusterSpec") or {}
+    spec = copy_tree(dict(item.spec_view().get("rayClusterSpec") or {}))
     head = _mapping(_mapping(spec, "headGroupSpec"), "template")
     _add_pod_metadata(head, item, HEAD_GROUP)
     for group in spec.get("workerGroupSpecs") or []:
@@ -179,7 +181,7 @@ def raycluster_manifest(
         if isinstance(containers, list):
             containers.append(
                 submitter.sidecar_container(
-                    spec=item.raw_spec(), submission_id=submission_id, job_name=item.name
+                    spec=item.spec_view(), submission_id=submission_id, job_name=item.name
                 )
             )
         head_spec["restartPolicy"] = "Never"
@@ -217,7 +219,8 @@ def submitter_job_manifest(
     job = submitter.submitter_job(
         job_name=item.name,
         namespace=item.namespace,
-        spec=item.raw_spec(),
+        # Reads the spec; the user's submitterPodTemplate is copied there.
+        spec=item.spec_view(),
         submission_id=submission_id,
         dashboard_address=dashboard_address,
         labels=labels,

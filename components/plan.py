@@ -196,7 +196,7 @@ def plan_job(
         raise SpecError.one(
             item.source, "spec.rayClusterSpec.workerGroupSpecs", str(exc), "fewer replicas or hosts"
         ) from None
-    raw_spec = item.raw_spec()
+    raw_spec = item.spec_view()
     try:
         sid = submitter.submission_id(item.name, raw_spec)
         address = submitter.dashboard_url(

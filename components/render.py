@@ -6,7 +6,6 @@ of the input.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -14,6 +13,7 @@ from typing import Any
 import yaml
 
 from components.batch import batch_collection
+from components.jsontext import dumps_indented
 from components.plan import JobPlan, PlannedResource, StackPlan
 from components.quantity import format_resource_list
 
@@ -94,7 +94,7 @@ def plan_document(plan: StackPlan) -> dict[str, Any]:
 def render_json(plan: StackPlan) -> str:
     """``raygang plan --format json``."""
     with batch_collection():
-        return json.dumps(plan_document(plan), indent=2, sort_keys=False) + "\n"
+        return dumps_indented(plan_document(plan)) + "\n"
 
 
 def _stream(plan: StackPlan) -> Iterator[PlannedResource]:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PlainValidator, ValidationError
@@ -357,6 +358,15 @@ class RayJobInput:
         """A fresh deep copy of the manifest's ``spec``, safe to modify."""
         spec = self.raw.get("spec")
         return copy_tree(dict(spec)) if isinstance(spec, Mapping) else {}
+
+    def spec_view(self) -> Mapping[str, Any]:
+        """The manifest's ``spec`` as written, not copied: for reading only.
+
+        Copying a whole spec costs about as much as planning the rest of the job, so
+        readers take this and writers copy just the part they change.
+        """
+        spec = self.raw.get("spec")
+        return MappingProxyType(spec if isinstance(spec, Mapping) else {})
 
 
 # --- turning pydantic's errors into Problems -------------------------------------------

@@ -44,6 +44,7 @@ class RecordingMonitor(MockMonitor):  # type: ignore[misc]
     def __init__(self, mocks: pulumi.runtime.Mocks) -> None:
         super().__init__(mocks)
         self.registrations: list[Registration] = []
+        self.outputs: dict[str, dict[str, Any]] = {}
 
     def RegisterResource(self, request: Any) -> Any:
         response = super().RegisterResource(request)
@@ -62,6 +63,10 @@ class RecordingMonitor(MockMonitor):  # type: ignore[misc]
                 )
             )
         return response
+
+    def RegisterResourceOutputs(self, request: Any) -> Any:
+        self.outputs[request.urn] = rpc.deserialize_properties(request.outputs)
+        return super().RegisterResourceOutputs(request)
 
     def by_name(self, name: str) -> Registration:
         found = [r for r in self.registrations if r.name == name]

@@ -180,6 +180,50 @@ class TestComposition:
             assert queue[0].urn in record.dependencies
         assert len(monitor.of_type(PG_T)) == 2
 
+    def test_component_outputs_are_the_plans_values(self, preview: bool) -> None:
+        from components import RayJobGang, RayJobGangArgs
+
+        monitor = install({}, preview)
+        manifest = rayjob(
+            name="etl",
+            workers=[worker("w", 3, 1, 3, 2, [container("w", {"cpu": "1500m", "memory": "1Gi"})])],
+        )
+        seen: dict[str, Any] = {}
+
+        @pulumi.runtime.test
+        def program() -> Any:
+            gang = RayJobGang("etl", RayJobGangArgs(manifest=manifest))
+            names = ["pod_group_name", "min_member", "min_resources", "ray_cluster_name"]
+            names += ["submitter_job_name", "submission_id", "dashboard_url", "gang_summary"]
+            seen["plan"] = gang.plan
+            return pulumi.Output.all(*[getattr(gang, n) for n in names]).apply(
+                lambda values: seen.update(zip(names, values, strict=True))
+            )
+
+        program()
+        plan = seen["plan"]
+        submitter = plan.resource("submitter")
+        expected = {
+            "podGroupName": "ray-etl-pg",
+            "minMember": plan.declared_min_member,
+            "minResources": plan.declared_min_resources,
+            "rayClusterName": "etl",
+            "submitterJobName": submitter.name,
+            "submissionId": plan.submission_id,
+            "dashboardUrl": plan.dashboard_url,
+            "gangSummary": plan.gang.summary(),
+        }
+        # 1 head + 3 replicas x 2 hosts; the submitter is in minResources only.
+        assert expected["minMember"] == 7
+        (component,) = monitor.of_type("raygang:index:RayJobGang")
+        assert monitor.outputs[component.urn] == expected
+        camel = {
+            "".join(w if i == 0 else w.title() for i, w in enumerate(n.split("_"))): n
+            for n in seen
+            if n != "plan"
+        }
+        assert {key: seen[camel[key]] for key in expected} == expected
+
     def test_invalid_manifest_fails_with_a_clear_message(self) -> None:
         from components import RayJobGang, RayJobGangArgs
 

@@ -175,10 +175,42 @@ def _resource(job: JobPlan, role: str) -> dict[str, Any]:
     return dict(found.manifest)
 
 
+def _containers(value: object) -> list[object]:
+    """Every dict and list inside ``value``, itself included."""
+    out: list[object] = []
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            out.append(item)
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            out.append(item)
+            stack.extend(item)
+    return out
+
+
+def check_input_untouched(path: Path, jobs: list[JobPlan]) -> None:
+    """Planning leaves the input as read, and no object it renders shares a dict or list
+    with it (a later change to one would change the other)."""
+    written = {
+        d["metadata"]["name"]: d
+        for d in yaml.safe_load_all(path.read_text())
+        if isinstance(d, dict) and d.get("kind") == "RayJob"
+    }
+    for job in jobs:
+        assert job.item.raw == written[job.name], f"{job.name}: planning changed the input"
+        inputs = {id(c) for c in _containers(job.item.raw)}
+        for resource in job.resources:
+            shared = [c for c in _containers(resource.manifest) if id(c) in inputs]
+            assert not shared, f"{job.name} {resource.role} shares {shared[0]!r} with the input"
+
+
 def check_nothing_lost(path: Path) -> list[JobPlan]:
     """Plan a file and check every job in it; returns the plans."""
     jobs = plan_file(path)
     assert jobs
+    check_input_untouched(path, jobs)
     for job in jobs:
         raw = job.item.raw
         mode = job.mode
