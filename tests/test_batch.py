@@ -28,3 +28,42 @@ def test_restores_after_an_error_and_keeps_a_higher_setting() -> None:
         assert gc.get_threshold()[0] == 50_000
     finally:
         gc.set_threshold(*before)
+
+
+def test_what_exists_before_is_frozen_during_the_batch_and_released_after() -> None:
+    assert gc.get_freeze_count() == 0
+    with batch_collection():
+        frozen = gc.get_freeze_count()
+        assert frozen > 0
+        with batch_collection():  # nested batches leave the outer freeze alone
+            assert gc.get_freeze_count() == frozen
+        assert gc.get_freeze_count() == frozen
+    assert gc.get_freeze_count() == 0
+
+
+def test_a_freeze_made_by_the_process_is_kept() -> None:
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        with batch_collection():
+            assert gc.get_freeze_count() == frozen
+        assert gc.get_freeze_count() == frozen
+    finally:
+        gc.unfreeze()
+
+
+def test_garbage_from_before_the_batch_waits_for_its_end() -> None:
+    import weakref
+
+    class Node:
+        pass
+
+    node = Node()
+    node.self = node  # type: ignore[attr-defined]
+    ref = weakref.ref(node)
+    with batch_collection():
+        del node
+        gc.collect()
+        assert ref() is not None  # frozen: full collections skip it
+    gc.collect()
+    assert ref() is None
