@@ -3340,6 +3340,11 @@ class _Preflight:
             )
             return
         failed = outcome.failed
+        placed = sum(1 for task, _ in outcome.placed if task.group == failed.group)
+
+        def fix() -> str:
+            return self.group_fix(failed, None, base, queue_ok, placed)
+
         message = _fit_error_message(outcome.fit_errors, len(base))
         volcano = _gang_condition(gang.min_member, pods, outcome.allocated, failed, message)
         packable = _best_fit_decreasing(self.pods.gang, base)
@@ -3375,15 +3380,14 @@ class _Preflight:
                 f"{prefix}{order}: {message} but {detail}: the outcome depends on Volcano's pod "
                 "order (creation second, then pod UID) and node scores",
                 f"{volcano} -- {explanation}; whether Volcano finds a placement depends on pod "
-                f"order and node scoring. Fix: {self.group_fix(failed, None, base, queue_ok)}.",
+                f"order and node scoring. Fix: {fix()}.",
             )
             return
         self.add(
             "placement",
             "fail",
             f"{prefix}{message} (the {failed.label} pod)",
-            f"{volcano} -- {explanation}. {self.waiting_text()} Fix: "
-            f"{self.group_fix(failed, None, base, queue_ok)}.",
+            f"{volcano} -- {explanation}. {self.waiting_text()} Fix: {fix()}.",
             same_cause="fit",
         )
 
@@ -3498,8 +3502,12 @@ class _Preflight:
         fit_count: int | None,
         base: list[_Node] | None = None,
         queue_ok: QueueGate | None = None,
+        hint: int | None = None,
     ) -> str:
-        """Fewer pods of the failing worker group, or a smaller pod, or more nodes."""
+        """Fewer pods of the failing worker group, or a smaller pod, or more nodes.
+
+        ``hint``: how many pods of the group a failed attempt placed (see ``max_members``).
+        """
         cluster = self.plan.item.job.spec.ray_cluster_spec
         options = []
         if task.label.startswith("worker group") and cluster is not None:
@@ -3514,7 +3522,7 @@ class _Preflight:
                 fits = (
                     fit_count
                     if fit_count is not None
-                    else self.max_members(task, base or [], queue_ok)
+                    else self.max_members(task, base or [], queue_ok, hint)
                 )
                 if fits is not None and fits < current_pods:
                     new = fits // hosts
@@ -3529,22 +3537,27 @@ class _Preflight:
         )
         return ", or ".join(options)
 
-    def max_members(self, task: _Task, base: list[_Node], queue_ok: QueueGate | None) -> int | None:
+    def max_members(
+        self,
+        task: _Task,
+        base: list[_Node],
+        queue_ok: QueueGate | None,
+        hint: int | None = None,
+    ) -> int | None:
         """The most pods of ``task``'s group with which the whole gang still places.
 
-        A binary search over the group's size, the rest of the gang unchanged.
+        A binary search over the group's size, the rest of the gang unchanged, that tries
+        ``hint`` (a likely answer) first.
         """
         if not base:
             return None
         members = self.pods.counts.get(task.group, 0)
-        low, high = 0, members - 1
-        found: int | None = None
-        while low <= high:
-            mid = (low + high) // 2
+
+        def places(size: int) -> bool:
             gang = [
                 t
                 for role, count, _ in self.pods.roles
-                for t in [role] * (mid if role.group == task.group else count)
+                for t in [role] * (size if role.group == task.group else count)
             ]
             outcome = _place_gang(
                 gang,
@@ -3554,7 +3567,24 @@ class _Preflight:
                 queue_ok=queue_ok,
                 ranking=self.ranking,
             )
-            if outcome.ready or outcome.pipelined:
+            return outcome.ready or outcome.pipelined
+
+        # The failed attempt placed ``hint`` pods of the group before one fit nowhere; the
+        # answer is usually that many, so the search starts there: hint places and hint + 1
+        # does not settle it with two attempts (the search assumes, as before, that fewer
+        # pods never place worse).
+        if hint is not None and 0 <= hint < members:
+            if places(hint):
+                if hint + 1 >= members or not places(hint + 1):
+                    return hint
+                low, high, found = hint + 2, members - 1, hint + 1
+            else:
+                low, high, found = 0, hint - 1, None
+        else:
+            low, high, found = 0, members - 1, None
+        while low <= high:
+            mid = (low + high) // 2
+            if places(mid):
                 found, low = mid, mid + 1
             else:
                 high = mid - 1
