@@ -826,7 +826,17 @@ def _roomy(gang: Sequence[_Task], base: Sequence[_Node], ranking: _Ranking) -> b
         return False
     need = len(gang)
     versions = ranking.versions
-    for task in {t.shape: t for t in gang if not t.best_effort}.values():
+    kinds = {t.shape: t for t in gang if not t.best_effort}.values()
+    if ranking.settled and all(ranking.countable(t) for t in kinds):
+        # No room is pending anywhere: every node that can take the pod takes it on idle
+        # room, so counting them does what walking the order does, without ranking.
+        changed = [i for i, node in enumerate(base) if node.version != versions[i]]
+        for task in kinds:
+            count, mask = ranking.fitting(task)
+            if count - sum(mask[i] for i in changed) < need:
+                return False
+        return True
+    for task in kinds:
         order = ranking.order(task)
         count = position = 0
         while count < need and (entry := order.at(position)) is not None:
@@ -987,6 +997,26 @@ class _Chooser:
             return best[1] if best is not None else None
 
 
+# How far above a plain node's empty score a pod that fits its idle room can score.
+_PLAIN_SLACK = 2
+# More node sizes than this: one lane with the general slack (see _Order).
+_MAX_SIZE_LANES = 64
+
+
+def _plain_slack(cpu: Num, memory: Num, cpu_of: Num, mem_of: Num) -> int:
+    """How far above a plain node's empty score a pod that fits its idle room can score.
+
+    With ``d = 100 * ask / allocatable`` per resource: leastrequested (half the sum of the
+    two floored terms) drops by more than ``(d_cpu + d_memory - 3) / 2``, and
+    balancedresource (``100 - ceil(50 * gap)``) rises by less than ``|d_cpu - d_memory|
+    / 2 + 1``, so the score rises by less than ``2.5 - min(d_cpu, d_memory)``: at most
+    ``ceil(2.5 - d) - 1`` for the larger of the two bounds, in integers.
+    """
+    cpu_bound = -((200 * cpu - 5 * cpu_of) // (2 * cpu_of)) - 1
+    memory_bound = -((200 * memory - 5 * mem_of) // (2 * mem_of)) - 1
+    return int(max(cpu_bound, memory_bound))
+
+
 class _FastRank:
     """``_volcano_rank`` of a changed copy of a ranking's node, from the ranking's columns.
 
@@ -1032,14 +1062,18 @@ class _FastRank:
 class _Order:
     """The nodes of a ranking's state that can take one kind of pod, best first.
 
-    Ranked only as far as someone looks: nodes are visited by their score for an empty
-    pod, best first, and an entry is final once no unvisited node can beat it. A pod
-    asking ``cpu`` and ``memory`` scores at most ``ceil(50 * (cpu / allocatable cpu +
-    memory / allocatable memory))`` above that (``slack``): its leastrequested part only
-    drops, its balancedresource gap moves by at most those fractions. A gang takes the
-    first few nodes of each kind of pod, so on a cluster whose nodes differ in load most
-    are never ranked. When the bound does not separate the nodes (an idle cluster, where
-    every node scores about the same) the rest are ranked at once, column by column.
+    Ranked only as far as someone looks: nodes are visited by a bound on the pod's score,
+    best first, and an entry is final once no unvisited node can beat it. The bound is
+    the node's score for an empty pod plus a ``slack``. In general a pod asking ``cpu``
+    and ``memory`` scores at most ``ceil(50 * (cpu / allocatable cpu + memory /
+    allocatable memory))`` above that: its leastrequested part only drops, its
+    balancedresource gap moves by at most those fractions. On a plain node (idle room
+    within the allocatable, nothing pending) it does better: the pod costs more
+    leastrequested points than it can win back, by a margin that depends on the node's
+    size (``_plain_slack``), so nodes are visited per size, and a size where the pod
+    takes a large share falls behind at once. A gang takes the first few nodes of each
+    kind of pod, so most nodes are never ranked. When the bound does not separate the
+    nodes the rest are ranked at once, column by column.
     """
 
     def __init__(self, ranking: _Ranking, task: _Task) -> None:
@@ -1060,29 +1094,60 @@ class _Order:
             if cpu_of > 0 and mem_of > 0
             else 0
         )
+        if ranking.all_plain:
+            self.slack = min(self.slack, _PLAIN_SLACK)
+        # Lanes of nodes to visit, each in bound order, with their slack (None: no bound):
+        # nodes without cpu or memory first, then one lane per node size when the pod's
+        # drop in score on that size is known (plain nodes, integer requests), else one.
+        lanes: list[tuple[Sequence[int], int | None]] = []
+        if ranking.unsized:
+            lanes.append((ranking.unsized, None))
+        if ranking.all_plain and self.fast and ranking.size_lanes:
+            cpu, memory = request.get("cpu", 0), request.get("memory", 0)
+            for (cpu_of, mem_of), indexes in ranking.size_lanes:
+                lanes.append((indexes, min(self.slack, _plain_slack(cpu, memory, cpu_of, mem_of))))
+        elif ranking.sized_by_bound:
+            lanes.append((ranking.sized_by_bound, self.slack))
+        self.lanes = lanes
+        # The next unvisited node of each lane: (bound, index, lane, position in lane).
+        self.heads = [
+            (self._bound(indexes[0], slack), indexes[0], lane, 0)
+            for lane, (indexes, slack) in enumerate(lanes)
+        ]
+        heapq.heapify(self.heads)
+
+    def _bound(self, index: int, slack: int | None) -> Rank:
+        if slack is None:
+            return _UNBOUNDED
+        empty = self.ranking.empty_scores[index]
+        assert empty is not None
+        return (0, -(empty + slack))
 
     def at(self, position: int) -> tuple[Rank, int] | None:
         """The ``position``-th best ``(rank, index)``; None past the last."""
-        found, pending = self.found, self.pending
-        ranking = self.ranking
-        visit = ranking.by_bound
+        found, pending, heads = self.found, self.pending, self.heads
         while len(found) <= position:
-            if self.visited < len(visit):
-                index = visit[self.visited]
-                empty = ranking.empty_scores[index]
-                bound = (0, -(empty + self.slack)) if empty is not None else _UNBOUNDED
+            if heads:
+                bound, index, lane, at = heads[0]
                 if pending and pending[0] < (bound, index):
                     found.append(heapq.heappop(pending))
                     continue
                 if self.visited >= self.eager_after:
-                    rest = self.rank_all(visit[self.visited :])
-                    self.visited = len(visit)
-                    pending.extend(rest)
+                    rest = [i for _, _, ln, p in heads for i in self.lanes[ln][0][p:]]
+                    heads.clear()
+                    pending.extend(self.rank_all(rest))
                     pending.sort()
                     found.extend(pending)
                     pending.clear()
                     continue
                 self.visited += 1
+                indexes, slack = self.lanes[lane]
+                if at + 1 < len(indexes):
+                    following = indexes[at + 1]
+                    entry = (self._bound(following, slack), following, lane, at + 1)
+                    heapq.heapreplace(heads, entry)
+                else:
+                    heapq.heappop(heads)
                 value = self.rank(index)
                 if value is not None:
                     heapq.heappush(pending, (value, index))
@@ -1245,6 +1310,19 @@ class _Ranking:
                 self.nodes, self.rooms, self.sized, self.rows, strict=True
             )
         ]
+        # Every node with cpu and memory is plain (see _Order's slack).
+        self.all_plain = self.integral and all(
+            plain or not sized for plain, sized in zip(self.plain, self.sized, strict=True)
+        )
+        # Visiting orders for _Order: nodes without cpu or memory, the others, and the
+        # others per size (allocatable cpu and memory), each best empty score first.
+        scores = self.empty_scores
+        self.unsized = [i for i in self.by_bound if scores[i] is None]
+        self.sized_by_bound = [i for i in self.by_bound if scores[i] is not None]
+        lanes: dict[tuple[Num, Num], list[int]] = {}
+        for i in self.sized_by_bound:
+            lanes.setdefault(self.rows[i][:2], []).append(i)
+        self.size_lanes = list(lanes.items()) if len(lanes) <= _MAX_SIZE_LANES else []
         self._columns: dict[tuple[str, str], list[Num]] = {}
         self._orders: dict[tuple[Any, ...], _Order] = {}
         self._views: dict[tuple[Any, ...], _View] = {}
@@ -1254,6 +1332,7 @@ class _Ranking:
         )
         self._errors: dict[tuple[Any, ...], dict[str, str]] = {}
         self._allowed: dict[str, list[bool]] = {}
+        self._fitting: dict[tuple[Any, ...], tuple[int, list[bool]]] = {}
 
     def column(self, source: str, name: str) -> list[Num]:
         """One quantity of every node: of its ``room`` (FutureIdle), ``idle`` or
@@ -1280,6 +1359,26 @@ class _Ranking:
         cache[key] = value
         if len(cache) > self.kept:
             del cache[next(iter(cache))]
+
+    def countable(self, task: _Task) -> bool:
+        """Whether ``fitting`` applies: integer quantities throughout."""
+        return self.integral and all(type(v) is int for v in task.request.values())
+
+    def fitting(self, task: _Task) -> tuple[int, list[bool]]:
+        """The nodes whose room (FutureIdle) and static predicates take ``task``: how
+        many, and per node; ``_fits`` column by column (see ``_Order.rank_all``)."""
+        known = self._fitting.get(task.shape)
+        if known is None:
+            request = task.request
+            mask = list(self.allowed(task))
+            names = ("cpu", "memory", *(n for n in request if n not in ("cpu", "memory")))
+            for name in names:
+                need = request.get(name, 0)
+                room = self.column("room", name)
+                mask = [ok and room[i] >= need for i, ok in enumerate(mask)]
+            known = (sum(mask), mask)
+            self._remember(self._fitting, task.shape, known)
+        return known
 
     def allowed(self, task: _Task) -> list[bool]:
         """Per node, whether the static predicates let ``task`` on (per placement)."""

@@ -23,16 +23,20 @@ from components.loader import load_documents
 from components.pipeline import plan_everything
 from components.plan import JobPlan
 from components.preflight import (
+    _PLAIN_SLACK,
     _add,
+    _empty_score,
     _EmptyNodes,
     _fit_failure,
     _Node,
     _place_gang,
     _place_singly,
     _Placement,
+    _plain_slack,
     _Ranking,
     _res,
     _roomy,
+    _score,
     _siblings,
     _Task,
     preflight_job,
@@ -56,6 +60,8 @@ ZONE_A = _Placement(node_selector={"zone": "a"})
 @st.composite
 def nodes(draw: st.DrawFn) -> list[_Node]:
     count = draw(st.integers(1, 14))
+    # Plain clusters (nothing over-full or terminating) take _Order's per-size bounds.
+    plain = draw(st.booleans())
     out = []
     for index in range(count):
         cpu = draw(st.sampled_from([2000, 4000, 8000, 16000]))
@@ -65,12 +71,12 @@ def nodes(draw: st.DrawFn) -> list[_Node]:
         if gpu:
             allocatable[GPU] = 4000
         # What other pods use; now and then more than the node has (an over-full node).
-        used_cpu = draw(st.integers(0, cpu + 500))
-        used_memory = draw(st.integers(0, memory // GI + 1)) * GI
+        used_cpu = draw(st.integers(0, cpu if plain else cpu + 500))
+        used_memory = draw(st.integers(0, memory // GI + (0 if plain else 1))) * GI
         idle = {**allocatable, "cpu": cpu - used_cpu, "memory": memory - used_memory}
         releasing = (
             {"cpu": draw(st.integers(0, used_cpu)), "memory": 0, "pods": 1}
-            if draw(st.integers(0, 4)) == 0
+            if not plain and draw(st.integers(0, 4)) == 0
             else {}
         )
         out.append(
@@ -123,6 +129,45 @@ def state(nodes: Sequence[_Node]) -> list[tuple[str, dict[str, Any], dict[str, A
 
 
 ENGINE = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+class TestScoreBounds:
+    """The slack ``_Order`` adds to a node's empty score never undershoots the score."""
+
+    @settings(max_examples=2000, deadline=None)
+    @given(
+        cpu_of=st.integers(1, 10**6),
+        mem_of=st.integers(1, 10**13),
+        data=st.data(),
+    )
+    def test_a_plain_node_never_scores_above_its_bound(
+        self, cpu_of: int, mem_of: int, data: st.DataObject
+    ) -> None:
+        cpu_idle = data.draw(st.integers(0, cpu_of))
+        mem_idle = data.draw(st.integers(0, mem_of))
+        cpu = data.draw(st.integers(0, cpu_idle))
+        memory = data.draw(st.integers(0, mem_idle))
+        node = _Node(
+            "n",
+            {"cpu": cpu_of, "memory": mem_of, "pods": 110},
+            {"cpu": cpu_idle, "memory": mem_idle, "pods": 110},
+            {},
+            {},
+            (),
+            False,
+        )
+        task = _Task("t", "g", "p", {"cpu": cpu, "memory": memory, "pods": 1}, _Placement())
+        empty = _empty_score(node)
+        assert empty is not None
+        slack = _plain_slack(cpu, memory, cpu_of, mem_of)
+        assert slack <= _PLAIN_SLACK
+        assert _score(task, node) <= empty + slack
+
+    def test_worked_numbers(self) -> None:
+        # 4 of 32 cores and 16 of 128 GiB: both 12.5 %, so the score drops by more than
+        # 12.5 - 2.5 = 10 points: at most 11 below the empty score.
+        assert _plain_slack(4000, 16 * GI, 32000, 128 * GI) == -11
+        assert _plain_slack(0, 0, 32000, 128 * GI) == 2  # a pod asking nothing
 
 
 class TestRankedPlacement:
