@@ -1,5 +1,6 @@
 """The raygang Pulumi program: read the stack's ``raygang:*`` config, create its queues and jobs."""
 
+import gc
 import json
 from pathlib import Path
 
@@ -58,6 +59,9 @@ def main() -> None:
                 "(set raygang:preflight: warn to apply anyway)"
             )
         pulumi.log.warn(f"raygang: preflight says {name} is stuck:\n  {reasons}")
+    # The plan (and a snapshot) live until the program ends: frozen, the collections that
+    # registering thousands of resources triggers do not walk them again and again.
+    gc.freeze()
     queues = {q.name: VolcanoQueue(q.name, q) for q in plan.queues}
     for job in plan.jobs:
         key = f"{job.namespace}/{job.name}"

@@ -587,12 +587,13 @@ class _Node:
         return tuple(sorted(self.allocatable.items()))
 
     def copy(self) -> _Node:
-        return replace(
-            self,
-            idle=dict(self.idle),
-            releasing=dict(self.releasing),
-            pipelined=dict(self.pipelined),
-        )
+        # dataclasses.replace re-runs __init__ with every field: a tenth of a simulation.
+        new = object.__new__(_Node)
+        new.__dict__.update(self.__dict__)
+        new.idle = dict(self.idle)
+        new.releasing = dict(self.releasing)
+        new.pipelined = dict(self.pipelined)
+        return new
 
     def future_idle(self) -> Res:
         """Volcano's ``FutureIdle``: idle, plus what terminating pods release, minus pipelined."""
@@ -1370,12 +1371,12 @@ class _Ranking:
         known = self._fitting.get(task.shape)
         if known is None:
             request = task.request
-            mask = list(self.allowed(task))
             names = ("cpu", "memory", *(n for n in request if n not in ("cpu", "memory")))
-            for name in names:
-                need = request.get(name, 0)
-                room = self.column("room", name)
-                mask = [ok and room[i] >= need for i, ok in enumerate(mask)]
+            checks = [(self.column("room", n), request.get(n, 0)) for n in names]
+            mask = [
+                ok and all(room[i] >= need for room, need in checks)
+                for i, ok in enumerate(self.allowed(task))
+            ]
             known = (sum(mask), mask)
             self._remember(self._fitting, task.shape, known)
         return known

@@ -23,6 +23,7 @@ The module is pure and uses the standard library only.
 from __future__ import annotations
 
 import enum
+import functools
 import json
 import re
 from collections.abc import Iterable, Mapping
@@ -35,6 +36,7 @@ __all__ = [
     "QuantityError",
     "format_resource_list",
     "max_resource_lists",
+    "parse_manifest_quantity",
     "parse_resource_list",
     "scale_resource_list",
     "sum_resource_lists",
@@ -604,6 +606,22 @@ def sum_resource_lists(lists: Iterable[Mapping[str, Quantity]]) -> dict[str, Qua
 def scale_resource_list(resources: Mapping[str, Quantity], k: int) -> dict[str, Quantity]:
     """Multiply every quantity by ``k`` with Go's ``Mul``; ``k = 0`` keeps the names."""
     return {name: quantity * k for name, quantity in resources.items()}
+
+
+@functools.lru_cache(maxsize=4096)
+def _parse_remembered(kind: str, text: str | int) -> Quantity:
+    del kind  # in the key only: 1 and "1" are parsed alike, but kept apart
+    return Quantity.parse(text)
+
+
+def parse_manifest_quantity(text: str | int) -> Quantity:
+    """``Quantity.parse`` for readers of many manifests, remembering recent texts.
+
+    A stack repeats a handful of quantities (``"1"``, ``"4Gi"``) thousands of times, and
+    each is read twice (validation, then the typed model). Quantities are immutable, so
+    one parsed object serves every occurrence. Errors are raised anew each time.
+    """
+    return _parse_remembered(type(text).__name__, text)
 
 
 def parse_resource_list(raw: Mapping[str, object]) -> dict[str, Quantity]:

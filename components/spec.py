@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, PlainValidator, ValidationErr
 from pydantic.alias_generators import to_camel
 
 from components.errors import MapKey, Problem, SpecError, describe_value, field_path
-from components.quantity import Quantity, QuantityError
+from components.quantity import Quantity, QuantityError, parse_manifest_quantity
 from components.tree import copy_tree
 
 __all__ = [
@@ -78,7 +78,7 @@ def _to_quantity(value: object) -> Quantity:
     if isinstance(value, bool) or not isinstance(value, str | int):
         raise ValueError(f"{describe_value(value)} is not a quantity")
     try:
-        return Quantity.parse(value)
+        return parse_manifest_quantity(value)
     except QuantityError as exc:
         raise ValueError(str(exc)) from None
 

@@ -31,7 +31,7 @@ from typing import Any
 
 from components import submitter
 from components.errors import Problem, SpecError, describe_value
-from components.quantity import Quantity, QuantityError
+from components.quantity import Quantity, QuantityError, parse_manifest_quantity
 from components.spec import INT32_MAX, RayJobInput, parse_rayjob
 
 __all__ = [
@@ -166,7 +166,7 @@ def _quantity(value: object) -> Quantity | None:
     if isinstance(value, bool) or not isinstance(value, str | int):
         return None
     try:
-        return Quantity.parse(value)
+        return parse_manifest_quantity(value)
     except QuantityError:
         return None
 
