@@ -27,6 +27,7 @@ from components.quantity import (
     QuantityError,
     format_resource_list,
     max_resource_lists,
+    parse_manifest_quantity,
     parse_resource_list,
     scale_resource_list,
     sum_resource_lists,
@@ -1117,3 +1118,24 @@ class TestProperties:
                 expected[name] = expected.get(name, Fraction(0)) + quantity.value
         assert {name: total.value for name, total in totals.items()} == expected
         assert list(totals) == list(expected)
+
+
+class TestParseManifestQuantity:
+    """The remembering parser used while reading manifests: Quantity.parse's answers."""
+
+    @no_deadline
+    @given(st.sampled_from(["1", "500m", "4Gi", "1.5", "1e3", "0.1Mi", "12345678901234567890"]))
+    def test_same_quantity_and_text_as_parse(self, text: str) -> None:
+        got = parse_manifest_quantity(text)
+        expected = Quantity.parse(text)
+        assert (got, str(got), got.format) == (expected, str(expected), expected.format)
+
+    def test_one_object_per_text_and_ints_apart(self) -> None:
+        assert parse_manifest_quantity("7Gi") is parse_manifest_quantity("7Gi")
+        assert parse_manifest_quantity(3) == parse_manifest_quantity("3")
+        assert parse_manifest_quantity(3) is not parse_manifest_quantity("3")
+
+    def test_errors_are_raised_every_time(self) -> None:
+        for _ in range(2):
+            with pytest.raises(QuantityError, match="2 cores"):
+                parse_manifest_quantity("2 cores")
