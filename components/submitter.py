@@ -618,7 +618,9 @@ def _runtime_env_data(runtime_env_yaml: str) -> Any:
     return copy_tree(_parse_runtime_env(runtime_env_yaml))
 
 
-@functools.lru_cache(maxsize=256)
+# Each job's text is read in three passes over the whole stack (validation, submission ID,
+# command): a cache smaller than the stack's distinct texts misses every time.
+@functools.lru_cache(maxsize=4096)
 def _parse_runtime_env(runtime_env_yaml: str) -> Any:
     try:
         documents = yaml.load_all(runtime_env_yaml, Loader=_GoYamlLoader)

@@ -685,7 +685,7 @@ def _check_auth(c: _Checker, cluster: Mapping[str, Any]) -> None:
 # --- the RayJob spec --------------------------------------------------------------------
 
 
-@functools.lru_cache(maxsize=256)
+@functools.lru_cache(maxsize=4096)
 def _runtime_env_problem(text: str) -> str | None:
     """Why KubeRay would refuse ``runtimeEnvYAML``; cached, since stacks often share one."""
     try:
