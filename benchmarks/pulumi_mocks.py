@@ -32,11 +32,11 @@ from components.plan import StackPlan
 from components.settings import StackSettings
 from components.testing import KubernetesMocks
 
-__all__ = ["PulumiResult", "PulumiRun", "bare_inputs", "run_pulumi"]
+__all__ = ["LONG_RUN_REPEATS", "PulumiResult", "PulumiRun", "bare_inputs", "run_pulumi"]
 
 PROJECT = "raygang-bench"
 # Pulumi runs over LONG_RUN_SECONDS are tried this many times (fewer than --repeat).
-LONG_RUN_REPEATS = 2
+LONG_RUN_REPEATS = 3
 
 
 class CountingMonitor(MockMonitor):
@@ -278,8 +278,8 @@ def run_pulumi(
                 best[variant] = min(best[variant], seconds)
                 counts[variant] = (monitor.custom, monitor.components)
                 longest = max(longest, seconds)
-            # Long runs are still noisy here (the machine drifts over tens of seconds), so
-            # they get a second try before the best is kept.
+            # Long runs are still noisy here (the machine drifts by 10 to 20 % over tens of
+            # seconds), so they get LONG_RUN_REPEATS tries before the best is kept.
             if longest > LONG_RUN_SECONDS and attempt + 1 >= LONG_RUN_REPEATS:
                 break
         if warmup:  # first registrations import provider modules and set up the stack

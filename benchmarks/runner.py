@@ -17,7 +17,7 @@ from typing import Any, TextIO
 
 from benchmarks.measure import LONG_RUN_SECONDS, format_seconds, load_average, machine_info
 from benchmarks.planning import MemoryResult, PlanningResult, measure_memory, run_planning
-from benchmarks.pulumi_mocks import PulumiResult, run_pulumi
+from benchmarks.pulumi_mocks import LONG_RUN_REPEATS, PulumiResult, run_pulumi
 from benchmarks.quantities import QuantityResult, run_quantities
 
 __all__ = ["SCENARIOS", "TARGETS", "Config", "Target", "main"]
@@ -408,7 +408,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     )
     p.line(
         f"runs: best of {config.repeat}, Pulumi best of {config.pulumi_repeat} (a run over "
-        f"{LONG_RUN_SECONDS:.0f} s: planning once, Pulumi twice); "
+        f"{LONG_RUN_SECONDS:.0f} s: planning once, Pulumi {LONG_RUN_REPEATS} times); "
         f"plan sizes {list(config.plan_sizes)} (with snapshot {list(config.snapshot_sizes)}), "
         f"Pulumi sizes {list(config.pulumi_sizes)}"
     )
