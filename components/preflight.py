@@ -833,8 +833,8 @@ def _roomy(gang: Sequence[_Task], base: Sequence[_Node], ranking: _Ranking) -> b
         # room, so counting them does what walking the order does, without ranking.
         changed = [i for i, node in enumerate(base) if node.version != versions[i]]
         for task in kinds:
-            count, mask = ranking.fitting(task)
-            if count - sum(mask[i] for i in changed) < need:
+            fitting = ranking.fitting(task)
+            if len(fitting) - sum(1 for i in changed if i in fitting) < need:
                 return False
         return True
     for task in kinds:
@@ -1333,7 +1333,7 @@ class _Ranking:
         )
         self._errors: dict[tuple[Any, ...], dict[str, str]] = {}
         self._allowed: dict[str, list[bool]] = {}
-        self._fitting: dict[tuple[Any, ...], tuple[int, list[bool]]] = {}
+        self._fitting: dict[tuple[Any, ...], frozenset[int]] = {}
 
     def column(self, source: str, name: str) -> list[Num]:
         """One quantity of every node: of its ``room`` (FutureIdle), ``idle`` or
@@ -1365,19 +1365,18 @@ class _Ranking:
         """Whether ``fitting`` applies: integer quantities throughout."""
         return self.integral and all(type(v) is int for v in task.request.values())
 
-    def fitting(self, task: _Task) -> tuple[int, list[bool]]:
-        """The nodes whose room (FutureIdle) and static predicates take ``task``: how
-        many, and per node; ``_fits`` column by column (see ``_Order.rank_all``)."""
+    def fitting(self, task: _Task) -> frozenset[int]:
+        """The nodes whose room (FutureIdle) and static predicates take ``task``;
+        ``_fits`` column by column (see ``_Order.rank_all``)."""
         known = self._fitting.get(task.shape)
         if known is None:
             request = task.request
-            names = ("cpu", "memory", *(n for n in request if n not in ("cpu", "memory")))
-            checks = [(self.column("room", n), request.get(n, 0)) for n in names]
-            mask = [
-                ok and all(room[i] >= need for room, need in checks)
-                for i, ok in enumerate(self.allowed(task))
-            ]
-            known = (sum(mask), mask)
+            candidates = [i for i, ok in enumerate(self.allowed(task)) if ok]
+            for name in ("cpu", "memory", *(n for n in request if n not in ("cpu", "memory"))):
+                need = request.get(name, 0)
+                room = self.column("room", name)
+                candidates = [i for i in candidates if room[i] >= need]
+            known = frozenset(candidates)
             self._remember(self._fitting, task.shape, known)
         return known
 
