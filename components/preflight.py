@@ -920,7 +920,7 @@ class _Chooser:
         if ranking is not None and len(ranking.versions) == len(nodes):
             self.order = ranking.order(task)
             self.versions = ranking.versions
-            if rank is _volcano_rank and _FastRank.applies(ranking, task):
+            if rank is _volcano_rank and ranking.countable(task):
                 self.fast = _FastRank(ranking, task)
             for index in ranking.changed(nodes) if changed is None else changed:
                 self.tracked.add(index)
@@ -1018,6 +1018,15 @@ def _plain_slack(cpu: Num, memory: Num, cpu_of: Num, mem_of: Num) -> int:
     return int(max(cpu_bound, memory_bound))
 
 
+def _plain_score(c_of: Num, m_of: Num, c_idle: Num, m_idle: Num, cpu: Num, memory: Num) -> Num:
+    """``_score_of`` where no clamp can apply: allocatable cpu and memory above zero, and
+    idle room within the allocatable and at least the pod's ask."""
+    least = (c_idle - cpu) * 100 // c_of + (m_idle - memory) * 100 // m_of
+    gap = (c_of - c_idle + cpu) * m_of - (m_of - m_idle + memory) * c_of
+    gap = gap if gap >= 0 else -gap
+    return least // 2 + 100 + (-50 * gap // (c_of * m_of))
+
+
 class _FastRank:
     """``_volcano_rank`` of a changed copy of a ranking's node, from the ranking's columns.
 
@@ -1034,11 +1043,6 @@ class _FastRank:
         self.allowed = ranking.allowed(task)
         self.rows = ranking.rows
 
-    @staticmethod
-    def applies(ranking: _Ranking, task: _Task) -> bool:
-        """Whether the ranking's quantities and the pod's request are all integers."""
-        return ranking.integral and all(type(v) is int for v in task.request.values())
-
     def rank(self, index: int, node: _Node) -> Rank | None:
         """The rank of ``node`` (a copy of the ranking's node ``index``); None: it cannot."""
         if not self.allowed[index]:
@@ -1052,11 +1056,7 @@ class _FastRank:
         c_idle, m_idle = idle.get("cpu", 0), idle.get("memory", 0)
         cpu, memory = self.cpu, self.memory
         if c_of > 0 and m_of > 0 and c_idle <= c_of and m_idle <= m_of:
-            # _score_of after the fit (idle >= ask, idle within allocatable): no clamp applies.
-            least = (c_idle - cpu) * 100 // c_of + (m_idle - memory) * 100 // m_of
-            gap = (c_of - c_idle + cpu) * m_of - (m_of - m_idle + memory) * c_of
-            gap = gap if gap >= 0 else -gap
-            return (0, -(least // 2 + 100 + (-50 * gap // (c_of * m_of))))
+            return (0, -_plain_score(c_of, m_of, c_idle, m_idle, cpu, memory))
         return (0, -_score_of(c_of, c_idle, cpu, m_of, m_idle, memory))
 
 
@@ -1084,7 +1084,7 @@ class _Order:
         self.visited = 0
         self.eager_after = ranking.eager_after
         request = task.request
-        self.fast = ranking.integral and all(type(v) is int for v in request.values())
+        self.fast = ranking.countable(task)
         self.allowed = ranking.allowed(task) if self.fast else []
         cpu_of, mem_of = ranking.smallest
         self.slack = (
@@ -1205,12 +1205,8 @@ class _Order:
         for i in candidates:
             c_of, m_of, c_idle, m_idle = rows[i]
             if plain[i]:
-                # _score_of on a node with idle room within its allocatable, after the
-                # room check (idle >= ask): no clamp can apply, and the pod fits idle.
-                least = (c_idle - cpu) * 100 // c_of + (m_idle - memory) * 100 // m_of
-                gap = (c_of - c_idle + cpu) * m_of - (m_of - m_idle + memory) * c_of
-                gap = gap if gap >= 0 else -gap
-                out.append(((0, -(least // 2 + 100 + (-50 * gap // (c_of * m_of)))), i))
+                # After the room check the pod fits idle room within the allocatable.
+                out.append(((0, -_plain_score(c_of, m_of, c_idle, m_idle, cpu, memory)), i))
                 continue
             node = nodes[i]
             flag = 0 if ranking.rooms[i] is node.idle or _fits(request, node.idle) else 1
@@ -1362,7 +1358,8 @@ class _Ranking:
             del cache[next(iter(cache))]
 
     def countable(self, task: _Task) -> bool:
-        """Whether ``fitting`` applies: integer quantities throughout."""
+        """Whether the nodes' quantities and the pod's request are all integers, so the
+        column-wise paths apply (``fitting``, ``_FastRank``, ``_Order.rank_all``)."""
         return self.integral and all(type(v) is int for v in task.request.values())
 
     def fitting(self, task: _Task) -> frozenset[int]:
