@@ -833,8 +833,8 @@ def _roomy(gang: Sequence[_Task], base: Sequence[_Node], ranking: _Ranking) -> b
         # room, so counting them does what walking the order does, without ranking.
         changed = [i for i, node in enumerate(base) if node.version != versions[i]]
         for task in kinds:
-            fitting = ranking.fitting(task)
-            if len(fitting) - sum(1 for i in changed if i in fitting) < need:
+            count, mask = ranking.fitting(task)
+            if count - sum(mask[i] for i in changed) < need:
                 return False
         return True
     for task in kinds:
@@ -1329,7 +1329,7 @@ class _Ranking:
         )
         self._errors: dict[tuple[Any, ...], dict[str, str]] = {}
         self._allowed: dict[str, list[bool]] = {}
-        self._fitting: dict[tuple[Any, ...], frozenset[int]] = {}
+        self._fitting: dict[tuple[Any, ...], tuple[int, bytes]] = {}
 
     def column(self, source: str, name: str) -> list[Num]:
         """One quantity of every node: of its ``room`` (FutureIdle), ``idle`` or
@@ -1362,9 +1362,10 @@ class _Ranking:
         column-wise paths apply (``fitting``, ``_FastRank``, ``_Order.rank_all``)."""
         return self.integral and all(type(v) is int for v in task.request.values())
 
-    def fitting(self, task: _Task) -> frozenset[int]:
-        """The nodes whose room (FutureIdle) and static predicates take ``task``;
-        ``_fits`` column by column (see ``_Order.rank_all``)."""
+    def fitting(self, task: _Task) -> tuple[int, bytes]:
+        """The nodes whose room (FutureIdle) and static predicates take ``task``: how
+        many, and a byte per node (1: it does); ``_fits`` column by column (see
+        ``_Order.rank_all``). Bytes, since up to ``kept`` of these are remembered."""
         known = self._fitting.get(task.shape)
         if known is None:
             request = task.request
@@ -1373,7 +1374,10 @@ class _Ranking:
                 need = request.get(name, 0)
                 room = self.column("room", name)
                 candidates = [i for i in candidates if room[i] >= need]
-            known = frozenset(candidates)
+            mask = bytearray(len(self.nodes))
+            for i in candidates:
+                mask[i] = 1
+            known = (len(candidates), bytes(mask))
             self._remember(self._fitting, task.shape, known)
         return known
 
