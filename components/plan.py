@@ -196,13 +196,13 @@ def plan_job(
         raise SpecError.one(
             item.source, "spec.rayClusterSpec.workerGroupSpecs", str(exc), "fewer replicas or hosts"
         ) from None
-    raw_spec = item.spec_view()
+    spec = item.spec_view()
     try:
-        sid = submitter.submission_id(item.name, raw_spec)
+        sid = submitter.submission_id(item.name, spec)
         address = submitter.dashboard_url(
             item.name,
             item.namespace,
-            raw_spec["rayClusterSpec"]["headGroupSpec"],
+            spec["rayClusterSpec"]["headGroupSpec"],
             cluster_domain=settings.cluster_domain,
         )
     except submitter.SubmitterError as exc:

@@ -1277,10 +1277,6 @@ class _Ranking:
         # Each node's score for a pod that asks nothing (None: a node without cpu or
         # memory, visited first); _Order visits nodes by it, best first.
         self.empty_scores = [_empty_score(n) for n in self.nodes]
-        self.by_bound = sorted(
-            range(len(self.nodes)),
-            key=lambda i: (0, 0, i) if (e := self.empty_scores[i]) is None else (1, -e, i),
-        )
         sized_nodes = [n for n, sized in zip(self.nodes, self.sized, strict=True) if sized]
         self.smallest: tuple[Num, Num] = (
             (
@@ -1314,8 +1310,11 @@ class _Ranking:
         # Visiting orders for _Order: nodes without cpu or memory, the others, and the
         # others per size (allocatable cpu and memory), each best empty score first.
         scores = self.empty_scores
-        self.unsized = [i for i in self.by_bound if scores[i] is None]
-        self.sized_by_bound = [i for i in self.by_bound if scores[i] is not None]
+        self.unsized = [i for i, e in enumerate(scores) if e is None]
+        self.sized_by_bound = sorted(
+            (i for i, e in enumerate(scores) if e is not None),
+            key=lambda i: (-(scores[i] or 0), i),
+        )
         lanes: dict[tuple[Num, Num], list[int]] = {}
         for i in self.sized_by_bound:
             lanes.setdefault(self.rows[i][:2], []).append(i)
