@@ -152,6 +152,9 @@ def _json_problems(doc: object, source: str) -> list[Problem]:
                     "a manifest of ordinary size, without alias expansion",
                 )
             ]
+        kind = type(value)
+        if kind is str or kind is int or kind is bool or value is None:
+            continue  # the common leaves, without the (slow) ABC check below
         if isinstance(value, Mapping):
             for key, item in reversed(list(value.items())):
                 if not isinstance(key, str):

@@ -65,6 +65,7 @@ from __future__ import annotations
 import heapq
 import itertools
 import math
+import operator
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
@@ -831,7 +832,7 @@ def _roomy(gang: Sequence[_Task], base: Sequence[_Node], ranking: _Ranking) -> b
     if ranking.settled and all(ranking.countable(t) for t in kinds):
         # No room is pending anywhere: every node that can take the pod takes it on idle
         # room, so counting them does what walking the order does, without ranking.
-        changed = [i for i, node in enumerate(base) if node.version != versions[i]]
+        changed = ranking.changed(base)
         for task in kinds:
             count, mask = ranking.fitting(task)
             if count - sum(mask[i] for i in changed) < need:
@@ -1037,9 +1038,9 @@ class _FastRank:
 
     def __init__(self, ranking: _Ranking, task: _Task) -> None:
         self.task = task
-        self.request = task.request
         self.cpu = task.request.get("cpu", 0)
         self.memory = task.request.get("memory", 0)
+        self.others = [(n, v) for n, v in task.request.items() if n not in ("cpu", "memory")]
         self.allowed = ranking.allowed(task)
         self.rows = ranking.rows
 
@@ -1050,11 +1051,16 @@ class _FastRank:
         if node.releasing or node.pipelined:
             return _volcano_rank(self.task, node)
         idle = node.idle
-        if not _fits(self.request, idle):
-            return None
-        c_of, m_of = self.rows[index][0], self.rows[index][1]
         c_idle, m_idle = idle.get("cpu", 0), idle.get("memory", 0)
         cpu, memory = self.cpu, self.memory
+        # _fits(request, idle) for integers: an absent cpu or memory asks 0, which still
+        # refuses a node over its allocatable (idle below 0).
+        if c_idle < cpu or m_idle < memory:
+            return None
+        for name, value in self.others:
+            if value > idle.get(name, 0):
+                return None
+        c_of, m_of = self.rows[index][0], self.rows[index][1]
         if c_of > 0 and m_of > 0 and c_idle <= c_of and m_idle <= m_of:
             return (0, -_plain_score(c_of, m_of, c_idle, m_idle, cpu, memory))
         return (0, -_score_of(c_of, c_idle, cpu, m_of, m_idle, memory))
@@ -1346,8 +1352,11 @@ class _Ranking:
 
     def changed(self, nodes: Sequence[_Node]) -> set[int]:
         """The indexes of ``nodes`` not in this ranking's state."""
+        # Nodes still the ranking's own objects are unchanged: found at C speed, as most
+        # nodes are (a simulation's list starts as a copy of the ranking's).
         versions = self.versions
-        return {i for i, node in enumerate(nodes) if node.version != versions[i]}
+        differ = itertools.compress(range(len(nodes)), map(operator.is_not, nodes, self.nodes))
+        return {i for i in differ if nodes[i].version != versions[i]}
 
     def _remember(
         self, cache: dict[tuple[Any, ...], Any], key: tuple[Any, ...], value: Any
@@ -1432,15 +1441,15 @@ class _Ranking:
         if known is None:
             known = {n.name: r for n in self.nodes if (r := _fit_failure(task, n)) is not None}
             self._remember(self._errors, task.shape, known)
-        out: dict[str, str] = {}
-        versions = self.versions
-        for index, node in enumerate(nodes):
-            reason = (
-                known.get(node.name)
-                if node.version == versions[index]
-                else _fit_failure(task, node)
-            )
-            if reason is not None:
+        # The known reasons, redone for the changed nodes (callers only count reasons, so
+        # the order of the keys does not matter).
+        out = dict(known)
+        for index in self.changed(nodes):
+            node = nodes[index]
+            reason = _fit_failure(task, node)
+            if reason is None:
+                out.pop(node.name, None)
+            else:
                 out[node.name] = reason
         return out
 
@@ -1536,7 +1545,8 @@ def _place_gang(
             outcome.allocated += 1
         outcome.placed.append((task, best.name))
         if queue_ok is not None:
-            placed_total = _add(placed_total, task.request)
+            for name, value in task.request.items():
+                placed_total[name] = placed_total.get(name, _ZERO) + value
     outcome.ready = ready >= min_member
     outcome.pipelined = not outcome.ready and ready + pipelined >= min_member
     if not (outcome.ready or outcome.pipelined):
@@ -2428,6 +2438,8 @@ class _QueueJobs:
     minimum: Res
     # (namespace, name) -> the job's own minResources in Volcano's units.
     own: Mapping[tuple[str, str], Res]
+    # (namespace, name) -> the job's position in ``jobs``; None when a key repeats.
+    position: Mapping[tuple[str, str], int] | None
 
 
 # Per ``others`` tuple (the same one for every job of a planning pass), by identity: the
@@ -2449,7 +2461,9 @@ def _by_queue(others: Sequence[JobPlan]) -> dict[str, _QueueJobs]:
     for queue, jobs in grouped.items():
         keys = tuple((j.namespace, j.name) for j in jobs)
         own = {key: _res(j.gang.min_resources) for key, j in zip(keys, jobs, strict=True)}
-        index[queue] = _QueueJobs(tuple(jobs), keys, _add(*own.values()), own)
+        position = {key: i for i, key in enumerate(keys)}
+        unique = position if len(position) == len(keys) else None
+        index[queue] = _QueueJobs(tuple(jobs), keys, _add(*own.values()), own, unique)
     if isinstance(others, tuple):
         _SIBLING_CACHE.insert(0, (others, index))
         del _SIBLING_CACHE[_SIBLING_CACHE_SIZE:]
@@ -2458,12 +2472,16 @@ def _by_queue(others: Sequence[JobPlan]) -> dict[str, _QueueJobs]:
 
 def _siblings(others: Sequence[JobPlan], plan: JobPlan, queue: str) -> tuple[list[JobPlan], Res]:
     """The other jobs of ``others`` in ``queue`` (``plan`` itself left out) and their
-    ``minResources`` summed, in time independent of how many jobs the stack has."""
+    ``minResources`` summed; the sums are made once per stack, a copy of the list per job."""
     entry = _by_queue(others).get(queue)
     if entry is None:
         return [], {}
     key = (plan.namespace, plan.name)
-    jobs = [j for j, k in zip(entry.jobs, entry.keys, strict=True) if k != key]
+    if entry.position is None:
+        jobs = [j for j, k in zip(entry.jobs, entry.keys, strict=True) if k != key]
+    else:
+        at = entry.position.get(key)
+        jobs = list(entry.jobs) if at is None else [*entry.jobs[:at], *entry.jobs[at + 1 :]]
     if key not in entry.own:
         return jobs, entry.minimum
     # Exact: the minimum of the others is the queue's sum less this job's own.
@@ -3411,7 +3429,14 @@ class _Preflight:
         deserved, allocated = fair
 
         def ok(task: _Task, placed: Res) -> bool:
-            return not _insufficient(_add(allocated, placed, task.request), deserved, task.request)
+            # not _insufficient(_add(allocated, placed, request), deserved, request): only
+            # the names the pod asks for (pods never), per name, without the sums' dicts.
+            for name, value in task.request.items():
+                if value > 0 and name != "pods":
+                    total = allocated.get(name, _ZERO) + placed.get(name, _ZERO) + value
+                    if total > deserved.get(name, _ZERO):
+                        return False
+            return True
 
         return ok
 

@@ -879,6 +879,11 @@ def dashboard_url(
 
 def _canonical(value: Any) -> Any:
     """Make numerically equal values hash alike: 2.0 and 2 are the same replica count."""
+    kind = type(value)
+    if kind is str or kind is int or kind is bool or value is None:
+        return value  # most leaves: no ABC check (the isinstance below is slow for them)
+    if kind is dict:
+        return {str(k): _canonical(v) for k, v in value.items()}
     if isinstance(value, Mapping):
         return {str(k): _canonical(v) for k, v in value.items()}
     if isinstance(value, list | tuple):

@@ -894,7 +894,9 @@ def _larger_than(doc: object, limit: int) -> bool:
     stack = [doc]
     while stack:
         value = stack.pop()
-        if isinstance(value, Mapping):
+        if type(value) is str:
+            size += len(value.encode("utf-8", "replace")) + 2
+        elif isinstance(value, Mapping):
             size += 2 + sum(len(str(k)) + 4 for k in value)
             stack.extend(value.values())
         elif isinstance(value, list | tuple):
