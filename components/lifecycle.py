@@ -954,24 +954,37 @@ def _finished_cluster(resource: PlannedResource) -> PlannedResource:
     return _with_manifest(resource, edit)
 
 
+def _resolve_dep(
+    ref: str,
+    present: set[str],
+    deps_of: Mapping[str, tuple[str, ...]],
+    seen: frozenset[str],
+) -> tuple[str, ...]:
+    # Module-level, not a closure: a recursive closure is a reference cycle per call,
+    # left for a garbage collection that planning does not run (components.batch).
+    if ref in present:
+        return (ref,)
+    if ref in seen:
+        return ()
+    return tuple(
+        d for dep in deps_of.get(ref, ()) for d in _resolve_dep(dep, present, deps_of, seen | {ref})
+    )
+
+
 def _resolve_deps(
     planned: Sequence[PlannedResource], kept: list[PlannedResource]
 ) -> list[PlannedResource]:
     """Point dependencies on removed objects at what those depended on."""
     present = {r.ref for r in kept}
     deps_of = {r.ref: r.depends_on for r in planned}
-
-    def resolve(ref: str, seen: frozenset[str]) -> tuple[str, ...]:
-        if ref in present:
-            return (ref,)
-        if ref in seen:
-            return ()
-        return tuple(d for dep in deps_of.get(ref, ()) for d in resolve(dep, seen | {ref}))
-
     out = []
     for resource in kept:
         deps = tuple(
-            dict.fromkeys(d for dep in resource.depends_on for d in resolve(dep, frozenset()))
+            dict.fromkeys(
+                d
+                for dep in resource.depends_on
+                for d in _resolve_dep(dep, present, deps_of, frozenset())
+            )
         )
         out.append(resource if deps == resource.depends_on else _replace(resource, depends_on=deps))
     return out
