@@ -16,8 +16,9 @@ def batch_collection() -> Iterator[None]:
     """No cycle collection during the batch; the collector's state restored after it.
 
     Planning allocates many small objects (about 640,000 for 1000 jobs) that all live
-    until the plan is rendered or registered, and makes almost no cyclic garbage (about
-    7 objects per job; ``tests/test_batch.py`` bounds it). A collection walks every live
+    until the plan is rendered or registered, and leaves no cyclic garbage (none for the
+    benchmark's 1000 jobs; ``tests/test_batch.py`` bounds it over repeated passes, as a
+    cycle left per pass would pile up with the collector off). A collection walks every live
     young object, so whatever the threshold, each object of the plan was walked at least
     twice on its way to the oldest generation: a tenth of the planning time of 1000 jobs
     over a 500-node snapshot, all of it finding nothing. So the collector is off while the
