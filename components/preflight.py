@@ -1879,8 +1879,11 @@ def _parse_snapshot(snapshot: ClusterSnapshot) -> _ParsedSnapshot:
     parsed = _parse_snapshot_uncached(snapshot)
     _PARSED_CACHE.insert(0, (snapshot, parsed))
     for _, dropped in _PARSED_CACHE[_PARSED_CACHE_SIZE:]:
+        # Each _Shared refers back to its snapshot, and each ranking to its orders: break
+        # both cycles, so that what is dropped is freed at once (see _Ranking.release).
         for _, shared in dropped.shared.values():
             shared.ranking.release()
+        dropped.shared.clear()
     del _PARSED_CACHE[_PARSED_CACHE_SIZE:]
     return parsed
 

@@ -129,3 +129,28 @@ def test_planning_makes_almost_no_cyclic_garbage() -> None:
     assert found <= jobs, f"{found} objects in garbage cycles after {passes} plans of {jobs} jobs"
     # Each pass released the previous pass's ranking and ranked anew: the same plan.
     assert texts[0] and all(t == texts[0] for t in texts)
+
+
+def test_planning_against_many_snapshots_leaves_no_cycles() -> None:
+    # Parsed snapshots are cached (a few); the ones pushed out must not leave their node
+    # rankings behind in cycles either.
+    from benchmarks.planning import load_planner, plan_once
+    from benchmarks.synth import make_documents, make_snapshot_objects
+    from components.settings import StackSettings
+    from components.snapshot import snapshot_from_objects
+
+    jobs, snapshots = 8, 7
+    docs = make_documents(jobs)
+    planner = load_planner()
+    gc.collect()
+    gc.disable()
+    try:
+        for index in range(snapshots):
+            snapshot = snapshot_from_objects(make_snapshot_objects(12 + index), f"test {index}")
+            _, planned = plan_once(planner, docs, StackSettings(), snapshot)
+            assert planned == jobs
+        del snapshot
+        found = gc.collect()
+    finally:
+        gc.enable()
+    assert found <= jobs, f"{found} objects in garbage cycles after {snapshots} snapshots"
