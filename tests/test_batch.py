@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import gc
+from collections.abc import Iterable
 
 import pytest
 
+from benchmarks.planning import load_planner, plan_once
+from benchmarks.synth import make_documents, make_snapshot_objects
 from components.batch import batch_collection
+from components.settings import StackSettings
+from components.snapshot import ClusterSnapshot, snapshot_from_objects
 
 
 def test_collection_is_off_during_the_batch_and_restored_after() -> None:
@@ -103,56 +108,46 @@ def test_garbage_from_before_the_batch_waits_for_its_end() -> None:
     assert ref() is None
 
 
+def _plan_with_collector_off(
+    jobs: int, snapshots: Iterable[ClusterSnapshot]
+) -> tuple[list[str], int]:
+    """Plan ``jobs`` synthetic jobs once per snapshot with the collector off, as a process
+    planning in a loop would: the plans' texts, and how many objects ended in cycles."""
+    docs = make_documents(jobs)
+    planner = load_planner()
+    texts = []
+    gc.collect()
+    gc.disable()
+    try:
+        for snapshot in snapshots:
+            text, planned = plan_once(planner, docs, StackSettings(), snapshot)
+            assert planned == jobs
+            texts.append(text)
+        del snapshot
+        found = gc.collect()
+    finally:
+        gc.enable()
+    return texts, found
+
+
 def test_planning_makes_almost_no_cyclic_garbage() -> None:
     # Why the collector may stay off while a stack is planned: what planning makes is
     # freed by reference counting, not left in cycles for a collection to find, also when
     # a process plans again and again (a stale node ranking used to stay behind per pass).
-    from benchmarks.planning import load_planner, plan_once
-    from benchmarks.synth import make_documents, make_snapshot_objects
-    from components.settings import StackSettings
-    from components.snapshot import snapshot_from_objects
-
     jobs, passes = 60, 3
-    docs = make_documents(jobs)
     snapshot = snapshot_from_objects(make_snapshot_objects(40), "test")
-    planner = load_planner()
-    gc.collect()
-    gc.disable()
-    texts = []
-    try:
-        for _ in range(passes):
-            text, planned = plan_once(planner, docs, StackSettings(), snapshot)
-            assert planned == jobs
-            texts.append(text)
-        del text
-        found = gc.collect()
-    finally:
-        gc.enable()
+    texts, found = _plan_with_collector_off(jobs, [snapshot] * passes)
     assert found <= jobs, f"{found} objects in garbage cycles after {passes} plans of {jobs} jobs"
     # Each pass released the previous pass's ranking and ranked anew: the same plan.
     assert texts[0] and all(t == texts[0] for t in texts)
 
 
 def test_planning_against_many_snapshots_leaves_no_cycles() -> None:
-    # Parsed snapshots are cached (a few); the ones pushed out must not leave their node
-    # rankings behind in cycles either.
-    from benchmarks.planning import load_planner, plan_once
-    from benchmarks.synth import make_documents, make_snapshot_objects
-    from components.settings import StackSettings
-    from components.snapshot import snapshot_from_objects
-
-    jobs, snapshots = 8, 7
-    docs = make_documents(jobs)
-    planner = load_planner()
-    gc.collect()
-    gc.disable()
-    try:
-        for index in range(snapshots):
-            snapshot = snapshot_from_objects(make_snapshot_objects(12 + index), f"test {index}")
-            _, planned = plan_once(planner, docs, StackSettings(), snapshot)
-            assert planned == jobs
-        del snapshot
-        found = gc.collect()
-    finally:
-        gc.enable()
-    assert found <= jobs, f"{found} objects in garbage cycles after {snapshots} snapshots"
+    # Parsed snapshots are cached (a few); the ones pushed out must not stay behind in
+    # cycles with their node rankings either.
+    jobs, count = 8, 7
+    snapshots = (
+        snapshot_from_objects(make_snapshot_objects(12 + i), f"test {i}") for i in range(count)
+    )
+    _, found = _plan_with_collector_off(jobs, snapshots)
+    assert found <= jobs, f"{found} objects in garbage cycles after {count} snapshots"
