@@ -7,7 +7,12 @@ HASH   := $(shell cat pyproject.toml | sha1sum | cut -c1-12)
 CORE   := $(VENV)/.core-$(HASH)
 FULL   := $(VENV)/.test-$(HASH)
 
-.PHONY: plan test check bench clean
+.PHONY: plan test check bench clean tools
+
+# The real systems of the end-to-end tier (Kubernetes, Volcano, KubeRay, kwok, Pulumi), built
+# from the Go module proxy into a cache keyed on each module's go.sum (tools/build).
+tools:
+	@tools/build >/dev/null
 
 $(CORE):
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -23,7 +28,7 @@ plan: $(CORE)
 	@$(BIN)/raygang plan $(ARGS)
 
 ## test: the whole test suite (unit, property, golden, Pulumi mocks, real Ray), then lint and types
-test: $(FULL)
+test: $(FULL) tools
 	$(BIN)/python -m pytest $(ARGS)
 	$(BIN)/ruff check components tests benchmarks __main__.py
 	$(BIN)/ruff format --check components tests benchmarks __main__.py
