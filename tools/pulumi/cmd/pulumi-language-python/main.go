@@ -256,7 +256,11 @@ func (h *host) Run(ctx context.Context, req *pulumirpc.RunRequest) (*pulumirpc.R
 	args = append(args, req.GetArgs()...)
 
 	// Config reaches the SDK through these two variables (pulumi/runtime/config.py).
-	cfg, err := json.Marshal(req.GetConfig())
+	config := req.GetConfig()
+	if config == nil {
+		config = map[string]string{} // the SDK wants a JSON object, not null
+	}
+	cfg, err := json.Marshal(config)
 	if err != nil {
 		return nil, err
 	}
