@@ -30,6 +30,7 @@ plan: $(CORE)
 ## test: the whole test suite (unit, property, golden, Pulumi mocks, real Ray), then lint and types
 test: $(FULL) tools
 	$(BIN)/python -m pytest $(ARGS)
+	$(BIN)/lint-imports
 	$(BIN)/ruff check components tests benchmarks __main__.py
 	$(BIN)/ruff format --check components tests benchmarks __main__.py
 	$(BIN)/mypy
@@ -39,4 +40,4 @@ bench: $(FULL)
 	$(BIN)/python -m benchmarks $(ARGS)
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis .import_linter_cache

@@ -5,13 +5,12 @@ import json
 from pathlib import Path
 
 import pulumi
-
-from components import RayJobGang, RayJobGangArgs, VolcanoQueue
-from components.errors import SpecError
-from components.facts import live_snapshot
-from components.loader import load_files
-from components.pipeline import plan_everything
-from components.settings import settings_from_getter
+from raygang import RayJobGang, RayJobGangArgs, VolcanoQueue
+from raygang.kube.errors import SpecError
+from raygang.lifecycle.facts import live_snapshot
+from raygang.loader import load_files
+from raygang.pipeline import plan_everything
+from raygang.settings import settings_from_getter
 
 
 def _config_value(config: pulumi.Config, key: str) -> object:

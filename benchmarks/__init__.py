@@ -2,7 +2,7 @@
 
 Scenarios, each reported as a ratio against a baseline measured in the same run:
 
-* ``quantity``: :class:`components.quantity.Quantity` parsing and summing vs lightkube;
+* ``quantity``: :class:`raygang.kube.quantity.Quantity` parsing and summing vs lightkube;
 * ``planning``: load, plan (and preflight, with a cluster snapshot) and render N jobs,
   with the fitted growth exponent;
 * ``memory``: peak memory of the largest plan;

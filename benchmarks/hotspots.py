@@ -14,11 +14,12 @@ import pstats
 import sys
 from collections.abc import Callable, Sequence
 
+from raygang.kube.snapshot import snapshot_from_objects
+from raygang.kuberay.gang import Accounting
+from raygang.settings import StackSettings
+
 from benchmarks.planning import load_planner, plan_once
 from benchmarks.synth import make_documents, make_snapshot_objects
-from components.gang import Accounting
-from components.settings import StackSettings
-from components.snapshot import snapshot_from_objects
 
 __all__ = ["main"]
 
@@ -32,8 +33,9 @@ def _scenario(name: str, jobs: int, nodes: int, accounting: str) -> Callable[[],
             return lambda: plan_once(planner, docs, settings)
         snapshot = snapshot_from_objects(make_snapshot_objects(nodes))
         return lambda: plan_once(planner, docs, settings, snapshot)
+    from raygang.loader import load_documents
+
     from benchmarks import pulumi_mocks
-    from components.loader import load_documents
 
     planner = load_planner()
     plan = planner(load_documents(docs), settings, None)

@@ -1,6 +1,6 @@
 """Planning benchmarks: ``load_documents`` + ``plan_everything`` + ``render_json``.
 
-``components.pipeline.plan_everything`` is what ``raygang plan`` and the Pulumi program
+``raygang.pipeline.plan_everything`` is what ``raygang plan`` and the Pulumi program
 run: the plan, the lifecycle decision and the preflight of every job.
 """
 
@@ -16,15 +16,16 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from raygang.kube.snapshot import ClusterSnapshot, snapshot_from_objects
+from raygang.kuberay.gang import Accounting
+from raygang.loader import Documents, load_documents
+from raygang.pipeline import plan_everything
+from raygang.plan import StackPlan
+from raygang.render import render_json
+from raygang.settings import StackSettings
+
 from benchmarks.measure import best_of, fit_exponent, maxrss_bytes
 from benchmarks.synth import make_documents, make_snapshot_objects
-from components.gang import Accounting
-from components.loader import Documents, load_documents
-from components.pipeline import plan_everything
-from components.plan import StackPlan
-from components.render import render_json
-from components.settings import StackSettings
-from components.snapshot import ClusterSnapshot, snapshot_from_objects
 
 __all__ = [
     "MemoryResult",

@@ -21,16 +21,16 @@ import pulumi.runtime
 import pulumi_kubernetes as k8s
 from pulumi.runtime.mocks import MockMonitor
 from pulumi_kubernetes.apiextensions import CustomResource
+from raygang.component import RayJobGang, RayJobGangArgs, VolcanoQueue
+from raygang.kuberay.manifests import owner_reference
+from raygang.loader import load_documents
+from raygang.plan import StackPlan
+from raygang.settings import StackSettings
+from raygang.testing import KubernetesMocks
 
 from benchmarks.measure import LONG_RUN_SECONDS, fit_exponent
 from benchmarks.planning import load_planner
 from benchmarks.synth import make_documents
-from components.component import RayJobGang, RayJobGangArgs, VolcanoQueue
-from components.loader import load_documents
-from components.manifests import owner_reference
-from components.plan import StackPlan
-from components.settings import StackSettings
-from components.testing import KubernetesMocks
 
 __all__ = ["LONG_RUN_REPEATS", "PulumiResult", "PulumiRun", "bare_inputs", "run_pulumi"]
 

@@ -1,4 +1,4 @@
-"""Quantity parsing and summing: ``components.quantity`` versus lightkube's parser."""
+"""Quantity parsing and summing: ``raygang.kube.quantity`` versus lightkube's parser."""
 
 from __future__ import annotations
 
@@ -10,8 +10,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from raygang.kube.quantity import Quantity, QuantityError
+
 from benchmarks.synth import make_quantity_inputs
-from components.quantity import Quantity, QuantityError
 
 __all__ = ["QuantityResult", "form_of", "load_lightkube", "run_quantities"]
 

@@ -183,7 +183,7 @@ class Printer:
 def _quantity_section(p: Printer, config: Config) -> tuple[QuantityResult, Target]:
     # A pass takes tens of milliseconds: many interleaved passes cost little and steady it.
     result = run_quantities(config.quantity_inputs, max(config.repeat, 15))
-    p.line("[quantity] components.quantity.Quantity.parse vs lightkube parse_quantity")
+    p.line("[quantity] raygang.kube.quantity.Quantity.parse vs lightkube parse_quantity")
     if result.skipped:
         p.line(f"  {result.skipped}")
         target = Target("quantity-parse", None, TARGETS["quantity-parse"][0], result.skipped)

@@ -18,8 +18,7 @@ import pulumi.runtime
 import yaml
 from pulumi.runtime import rpc
 from pulumi.runtime.mocks import MockMonitor
-
-from components.testing import KubernetesMocks
+from raygang.testing import KubernetesMocks
 
 PROJECT = "raygang"
 ROOT = Path(__file__).resolve().parents[1]

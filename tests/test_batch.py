@@ -6,12 +6,12 @@ import gc
 from collections.abc import Iterable
 
 import pytest
+from raygang.batch import batch_collection
+from raygang.kube.snapshot import ClusterSnapshot, snapshot_from_objects
+from raygang.settings import StackSettings
 
 from benchmarks.planning import load_planner, plan_once
 from benchmarks.synth import make_documents, make_snapshot_objects
-from components.batch import batch_collection
-from components.settings import StackSettings
-from components.snapshot import ClusterSnapshot, snapshot_from_objects
 
 
 def test_collection_is_off_during_the_batch_and_restored_after() -> None:

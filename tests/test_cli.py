@@ -1,7 +1,7 @@
 """``raygang plan`` on bad input: exit 2, the file and field named on stderr, no traceback.
 
 Every bad fixture runs through ``main()`` in-process (fast); a representative few run as
-real subprocesses (``python -m components plan FILE``), so the module entry point, the
+real subprocesses (``python -m raygang plan FILE``), so the module entry point, the
 exit status and the absence of a traceback are checked end to end.
 """
 
@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 import yaml
+from raygang.cli import EXIT_INVALID, main
 
-from components.cli import EXIT_INVALID, main
 from tests.test_validate import BAD, GOOD, expectations
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -37,7 +37,7 @@ SUBPROCESS_CASES = [
 
 def run(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "components", *args],
+        [sys.executable, "-m", "raygang", *args],
         cwd=cwd,
         capture_output=True,
         text=True,

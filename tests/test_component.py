@@ -154,7 +154,7 @@ class TestEveryStack:
 
 class TestComposition:
     def test_two_jobs_share_one_queue(self, preview: bool) -> None:
-        from components import RayJobGang, RayJobGangArgs, VolcanoQueue
+        from raygang import RayJobGang, RayJobGangArgs, VolcanoQueue
 
         monitor = install({}, preview)
         manifests = [
@@ -189,7 +189,7 @@ class TestComposition:
         assert len(monitor.of_type(PG_T)) == 2
 
     def test_component_outputs_are_the_plans_values(self, preview: bool) -> None:
-        from components import RayJobGang, RayJobGangArgs
+        from raygang import RayJobGang, RayJobGangArgs
 
         monitor = install({}, preview)
         manifest = rayjob(
@@ -233,7 +233,7 @@ class TestComposition:
         assert {key: seen[camel[key]] for key in expected} == expected
 
     def test_invalid_manifest_fails_with_a_clear_message(self) -> None:
-        from components import RayJobGang, RayJobGangArgs
+        from raygang import RayJobGang, RayJobGangArgs
 
         install({}, preview=True)
         bad = rayjob(workers=[worker("w", -1, 0, 1, 1)])
@@ -252,8 +252,7 @@ class TestComposition:
 def _dev_objects(tmp_path: Any, finished_at: str) -> str:
     """A snapshot of the dev stack's objects as the cluster reports them once the job finished."""
     import yaml
-
-    from components.cli import build_plan
+    from raygang.cli import build_plan
 
     plan = build_plan([], "dev", None, ROOT).jobs[0]
     items = []

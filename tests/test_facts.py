@@ -9,18 +9,17 @@ from typing import Any
 
 import pytest
 import yaml
-
-from components.facts import (
+from raygang.kube.snapshot import ClusterSnapshot, snapshot_from_objects
+from raygang.kuberay.settings import JobSettings
+from raygang.lifecycle.facts import (
     ClusterFacts,
     format_time,
     gather_facts,
     live_snapshot,
     parse_now,
 )
-from components.plan import plan_job
-from components.settings import JobSettings
-from components.snapshot import ClusterSnapshot, snapshot_from_objects
-from components.spec import parse_rayjob
+from raygang.plan import plan_job
+from raygang.rayjob.spec import parse_rayjob
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "lifecycle"
 SID = plan_job(

@@ -22,13 +22,12 @@ import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from components.cli import EXIT_INVALID, main
-from components.errors import SpecError
-from components.loader import load_documents
-from components.plan import StackPlan, plan_stack
-from components.render import render_json, render_table, render_yaml
-from components.settings import StackSettings
+from raygang.cli import EXIT_INVALID, main
+from raygang.kube.errors import SpecError
+from raygang.loader import load_documents
+from raygang.plan import StackPlan, plan_stack
+from raygang.render import render_json, render_table, render_yaml
+from raygang.settings import StackSettings
 
 GOOD = Path(__file__).resolve().parent / "fixtures" / "good"
 DOCUMENTS: list[dict[str, Any]] = [

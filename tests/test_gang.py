@@ -9,16 +9,16 @@ import pytest
 import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from components.gang import (
+from raygang.kube.quantity import Quantity, format_resource_list
+from raygang.kuberay.gang import (
     Accounting,
     compute_gang,
     desired_worker_replicas,
     kuberay_gang_for_cluster,
     min_worker_replicas,
 )
-from components.quantity import Quantity, format_resource_list
-from components.spec import RayClusterSpec, RayJob, WorkerGroupSpec, parse_rayjob
+from raygang.rayjob.spec import RayClusterSpec, RayJob, WorkerGroupSpec, parse_rayjob
+
 from tests.builders import container, rayjob, worker
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"

@@ -15,8 +15,7 @@ import os
 from pathlib import Path
 
 import pytest
-
-from components.cli import main
+from raygang.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = ROOT / "tests" / "golden"

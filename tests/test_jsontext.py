@@ -11,8 +11,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from components.jsontext import dumps_indented
+from raygang.kube.jsontext import dumps_indented
 
 SCALARS = (
     st.none()

@@ -19,24 +19,23 @@ from typing import Any
 
 import pytest
 import yaml
-
-from components.errors import SpecError
-from components.facts import JobFacts, gather_facts, parse_now
-from components.gang import Accounting
-from components.lifecycle import (
+from raygang.kube.errors import SpecError
+from raygang.kube.snapshot import ClusterSnapshot, snapshot_from_objects
+from raygang.kuberay.gang import Accounting
+from raygang.kuberay.jobplan import JobPlan
+from raygang.kuberay.settings import JobSettings
+from raygang.lifecycle.decide import (
     ATTEMPT_REPLACE_PATH,
     PODGROUP_REPLACE_PATHS,
     Lifecycle,
     attempt_submission_id,
     decide,
-    deletion_strategy_problems,
-    parse_deletion_strategy,
 )
-from components.plan import JobPlan, plan_job
-from components.queues import parse_queue
-from components.settings import JobSettings
-from components.snapshot import ClusterSnapshot, snapshot_from_objects
-from components.spec import parse_rayjob
+from raygang.lifecycle.facts import JobFacts, gather_facts, parse_now
+from raygang.plan import plan_job
+from raygang.rayjob.deletion import deletion_strategy_problems, parse_deletion_strategy
+from raygang.rayjob.spec import parse_rayjob
+from raygang.volcano.queue import parse_queue
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "lifecycle"
 NS, NAME, PG = "ml", "rayjob-sample", "ray-rayjob-sample-pg"

@@ -23,16 +23,15 @@ from typing import Any
 
 import pytest
 import yaml
-
-from components.cli import build_plan
-from components.loader import load_files
-from components.manifests import (
+from raygang.cli import build_plan
+from raygang.kuberay.jobplan import JobPlan
+from raygang.kuberay.manifests import (
     GROUP_NAME_ANNOTATION,
     PRIORITY_LABEL,
     QUEUE_LABEL,
     TASK_SPEC_ANNOTATION,
 )
-from components.plan import JobPlan
+from raygang.loader import load_files
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(__file__).resolve().parents[2] / "shared"
@@ -357,7 +356,7 @@ def test_the_helper_strips_only_what_raygang_owns() -> None:
 
 def test_the_check_notices_a_lost_field(monkeypatch: pytest.MonkeyPatch) -> None:
     # The comparison has teeth: a renderer that drops one user field fails it.
-    from components import manifests
+    from raygang.kuberay import manifests
 
     original = manifests.raycluster_manifest
 

@@ -14,27 +14,21 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from raygang.kube.errors import SpecError
+from raygang.kube.quantity import Quantity
+from raygang.kube.snapshot import ClusterSnapshot, load_snapshot, snapshot_from_objects
+from raygang.kuberay.gang import Accounting
+from raygang.kuberay.jobplan import JobPlan
+from raygang.kuberay.settings import JobSettings
+from raygang.plan import plan_job
+from raygang.rayjob.spec import parse_rayjob
+from raygang.volcano.api import inqueue_resource, to_res
+from raygang.volcano.plugins.gang import gang_condition
+from raygang.volcano.plugins.overcommit import DEFAULT_OVERCOMMIT_FACTOR
+from raygang.volcano.preflight import NodeShape, _Preflight, preflight_job
+from raygang.volcano.queue import QueueDecl, parse_queue
+from raygang.volcano.result import Check, PreflightResult, parse_node_shapes
 
-from components.errors import SpecError
-from components.gang import Accounting
-from components.plan import JobPlan, plan_job
-from components.preflight import (
-    DEFAULT_OVERCOMMIT_FACTOR,
-    Check,
-    NodeShape,
-    PreflightResult,
-    _gang_condition,
-    _inqueue_resource,
-    _Preflight,
-    _res,
-    parse_node_shapes,
-    preflight_job,
-)
-from components.quantity import Quantity
-from components.queues import QueueDecl, parse_queue
-from components.settings import JobSettings
-from components.snapshot import ClusterSnapshot, load_snapshot, snapshot_from_objects
-from components.spec import parse_rayjob
 from tests.builders import container, rayjob, worker
 
 FIXTURES = Path(__file__).parent / "fixtures" / "preflight"
@@ -667,7 +661,7 @@ class TestInqueueResource:
     """volcano.md §10.1 U16-U19: ``GetInqueueResource``."""
 
     def test_u16_nothing_allocated(self) -> None:
-        got = _inqueue_resource(
+        got = inqueue_resource(
             quantities({"cpu": "4", "memory": "4096", "nvidia.com/gpu": "8"}), {}
         )
         assert got == {"cpu": 4000, "memory": 4096, "nvidia.com/gpu": 8000}
@@ -678,14 +672,14 @@ class TestInqueueResource:
             "memory": Fraction(1024),
             "nvidia.com/gpu": Fraction(4000),
         }
-        got = _inqueue_resource(
+        got = inqueue_resource(
             quantities({"cpu": "4", "memory": "4096", "nvidia.com/gpu": "8"}), allocated
         )
         assert got == {"cpu": 3000, "memory": 3072, "nvidia.com/gpu": 4000}
 
     def test_u18_scalar_fully_allocated(self) -> None:
         assert (
-            _inqueue_resource(
+            inqueue_resource(
                 quantities({"nvidia.com/gpu": "2"}), {"nvidia.com/gpu": Fraction(2000)}
             )
             == {}
@@ -693,13 +687,13 @@ class TestInqueueResource:
 
     def test_u19_pods_in_whole_units(self) -> None:
         allocated = {"cpu": Fraction(1000), "pods": Fraction(4)}
-        assert _inqueue_resource(quantities({"cpu": "4", "pods": "10"}), allocated) == {
+        assert inqueue_resource(quantities({"cpu": "4", "pods": "10"}), allocated) == {
             "cpu": 3000,
             "pods": 6,
         }
 
     def test_ephemeral_storage_is_not_reserved(self) -> None:
-        assert _inqueue_resource(quantities({"ephemeral-storage": "1Gi"}), {}) == {}
+        assert inqueue_resource(quantities({"ephemeral-storage": "1Gi"}), {}) == {}
 
 
 # --- research §10.2: derived examples -------------------------------------------------------------
@@ -859,7 +853,7 @@ class TestDerivedVectors:
         assert check(result, "overcommit").status == "pass"
 
     def test_d12_fewer_pods_than_min_member(self) -> None:
-        assert _gang_condition(5, 4, 0, None, "") == (
+        assert gang_condition(5, 4, 0, None, "") == (
             "5/4 tasks in gang unschedulable: pod group is not ready, 4 Pending, 5 minAvailable; "
             "Pending: 4 Unschedulable"
         )
@@ -1309,7 +1303,7 @@ class TestExactUnits:
         assert "1 Insufficient memory." in check(result, "fit").message
 
     def test_volcano_units(self) -> None:
-        got = _res(
+        got = to_res(
             quantities(
                 {
                     "cpu": "1500m",

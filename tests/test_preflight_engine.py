@@ -20,31 +20,25 @@ from typing import Any
 
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
-
-from components.loader import load_documents
-from components.pipeline import plan_everything
-from components.plan import JobPlan
-from components.preflight import (
-    _PLAIN_SLACK,
-    _add,
-    _empty_score,
-    _EmptyNodes,
-    _fit_failure,
-    _Node,
-    _place_gang,
-    _place_singly,
-    _Placement,
-    _plain_slack,
-    _Ranking,
-    _res,
-    _roomy,
-    _score,
-    _siblings,
-    _Task,
-    preflight_job,
+from raygang.kube.snapshot import snapshot_from_objects
+from raygang.kuberay.jobplan import JobPlan
+from raygang.loader import load_documents
+from raygang.pipeline import plan_everything
+from raygang.settings import StackSettings
+from raygang.volcano.actions.allocate import is_roomy, place_gang, place_singly
+from raygang.volcano.api import Node, Placement, Task, add_res, to_res
+from raygang.volcano.cache import EmptyNodes
+from raygang.volcano.plugins.nodeorder import (
+    PLAIN_SLACK,
+    empty_score,
+    node_score,
+    plain_slack,
 )
-from components.settings import StackSettings
-from components.snapshot import snapshot_from_objects
+from raygang.volcano.plugins.predicates import fit_failure
+from raygang.volcano.preflight import preflight_job
+from raygang.volcano.ranking import Ranking
+from raygang.volcano.siblings import siblings_of
+
 from tests.test_preflight import cluster, job, node, plan_of, pod, podgroup, queue
 
 HERE = Path(__file__).parent
@@ -52,17 +46,17 @@ NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 GI = 1 << 30
 GPU = "nvidia.com/gpu"
 GPU_TAINT = {"key": GPU, "value": "present", "effect": "NoSchedule"}
-TOLERATE_GPU = _Placement(tolerations=({"key": GPU, "operator": "Exists"},))
-ZONE_A = _Placement(node_selector={"zone": "a"})
+TOLERATE_GPU = Placement(tolerations=({"key": GPU, "operator": "Exists"},))
+ZONE_A = Placement(node_selector={"zone": "a"})
 
 
 # --- random clusters and gangs --------------------------------------------------------------
 
 
 @st.composite
-def nodes(draw: st.DrawFn) -> list[_Node]:
+def nodes(draw: st.DrawFn) -> list[Node]:
     count = draw(st.integers(1, 14))
-    # Plain clusters (nothing over-full or terminating) take _Order's per-size bounds.
+    # Plain clusters (nothing over-full or terminating) take Order's per-size bounds.
     plain = draw(st.booleans())
     out = []
     for index in range(count):
@@ -82,7 +76,7 @@ def nodes(draw: st.DrawFn) -> list[_Node]:
             else {}
         )
         out.append(
-            _Node(
+            Node(
                 name=f"node-{index:02d}",
                 allocatable=allocatable,
                 idle=idle,
@@ -96,7 +90,7 @@ def nodes(draw: st.DrawFn) -> list[_Node]:
 
 
 @st.composite
-def kinds(draw: st.DrawFn) -> list[_Task]:
+def kinds(draw: st.DrawFn) -> list[Task]:
     out = []
     for index in range(draw(st.integers(1, 4))):
         request = {
@@ -104,15 +98,15 @@ def kinds(draw: st.DrawFn) -> list[_Task]:
             "memory": draw(st.sampled_from([0, 1, 2, 4, 8])) * GI,
             "pods": 1,
         }
-        placement = draw(st.sampled_from([_Placement(), TOLERATE_GPU, ZONE_A]))
+        placement = draw(st.sampled_from([Placement(), TOLERATE_GPU, ZONE_A]))
         if placement is TOLERATE_GPU and draw(st.booleans()):
             request[GPU] = draw(st.sampled_from([1000, 2000]))
-        out.append(_Task(f"group {index}", f"g{index}", f"pod-{index}-*", request, placement))
+        out.append(Task(f"group {index}", f"g{index}", f"pod-{index}-*", request, placement))
     return out
 
 
 @st.composite
-def gangs(draw: st.DrawFn, tasks: Sequence[_Task], most: int = 5) -> list[_Task]:
+def gangs(draw: st.DrawFn, tasks: Sequence[Task], most: int = 5) -> list[Task]:
     counts = [draw(st.integers(0, most)) for _ in tasks]
     return [t for t, n in zip(tasks, counts, strict=True) for _ in range(n)]
 
@@ -126,7 +120,7 @@ def outcome_of(outcome: Any) -> dict[str, Any]:
     return fields
 
 
-def state(nodes: Sequence[_Node]) -> list[tuple[str, dict[str, Any], dict[str, Any]]]:
+def state(nodes: Sequence[Node]) -> list[tuple[str, dict[str, Any], dict[str, Any]]]:
     return [(n.name, dict(n.idle), dict(n.pipelined)) for n in nodes]
 
 
@@ -134,7 +128,7 @@ ENGINE = settings(max_examples=300, deadline=None, suppress_health_check=[Health
 
 
 class TestScoreBounds:
-    """The slack ``_Order`` adds to a node's empty score never undershoots the score."""
+    """The slack ``Order`` adds to a node's empty score never undershoots the score."""
 
     @settings(max_examples=2000, deadline=None)
     @given(
@@ -149,7 +143,7 @@ class TestScoreBounds:
         mem_idle = data.draw(st.integers(0, mem_of))
         cpu = data.draw(st.integers(0, cpu_idle))
         memory = data.draw(st.integers(0, mem_idle))
-        node = _Node(
+        node = Node(
             "n",
             {"cpu": cpu_of, "memory": mem_of, "pods": 110},
             {"cpu": cpu_idle, "memory": mem_idle, "pods": 110},
@@ -158,22 +152,22 @@ class TestScoreBounds:
             (),
             False,
         )
-        task = _Task("t", "g", "p", {"cpu": cpu, "memory": memory, "pods": 1}, _Placement())
-        empty = _empty_score(node)
+        task = Task("t", "g", "p", {"cpu": cpu, "memory": memory, "pods": 1}, Placement())
+        empty = empty_score(node)
         assert empty is not None
-        slack = _plain_slack(cpu, memory, cpu_of, mem_of)
-        assert slack <= _PLAIN_SLACK
-        assert _score(task, node) <= empty + slack
+        slack = plain_slack(cpu, memory, cpu_of, mem_of)
+        assert slack <= PLAIN_SLACK
+        assert node_score(task, node) <= empty + slack
 
     def test_worked_numbers(self) -> None:
         # 4 of 32 cores and 16 of 128 GiB: both 12.5 %, so the score drops by more than
         # 12.5 - 2.5 = 10 points: at most 11 below the empty score.
-        assert _plain_slack(4000, 16 * GI, 32000, 128 * GI) == -11
-        assert _plain_slack(0, 0, 32000, 128 * GI) == 2  # a pod asking nothing
+        assert plain_slack(4000, 16 * GI, 32000, 128 * GI) == -11
+        assert plain_slack(0, 0, 32000, 128 * GI) == 2  # a pod asking nothing
 
 
 class TestRankedPlacement:
-    """``_place_gang``/``_place_singly`` with a ``_Ranking`` against a full scan."""
+    """``place_gang``/``place_singly`` with a ``Ranking`` against a full scan."""
 
     @ENGINE
     @given(data=st.data())
@@ -185,15 +179,15 @@ class TestRankedPlacement:
         min_member = data.draw(st.integers(0, len(gang)))
         whole = data.draw(st.booleans())
         # Small clusters: also rank "all at once" after 0, 1 or 3 visits.
-        ranking = _Ranking(base, eager_after=data.draw(st.sampled_from([None, 0, 1, 3])))
+        ranking = Ranking(base, eager_after=data.draw(st.sampled_from([None, 0, 1, 3])))
         plain, ranked = list(base), list(base)
         # Another gang first, so the simulation starts from nodes some of which left the
         # ranking's state.
-        _place_gang(others, plain, len(others), whole_gang=True)
-        _place_gang(others, ranked, len(others), whole_gang=True, ranking=ranking)
+        place_gang(others, plain, len(others), whole_gang=True)
+        place_gang(others, ranked, len(others), whole_gang=True, ranking=ranking)
         assert state(ranked) == state(plain)
-        expected = _place_gang(gang, plain, min_member, whole_gang=whole)
-        got = _place_gang(gang, ranked, min_member, whole_gang=whole, ranking=ranking)
+        expected = place_gang(gang, plain, min_member, whole_gang=whole)
+        got = place_gang(gang, ranked, min_member, whole_gang=whole, ranking=ranking)
         assert outcome_of(got) == outcome_of(expected)
         assert state(ranked) == state(plain)
 
@@ -203,8 +197,8 @@ class TestRankedPlacement:
         base = data.draw(nodes())
         gang = data.draw(gangs(data.draw(kinds())))
         before = copy.deepcopy(state(base))
-        _place_gang(gang, list(base), len(gang), whole_gang=True, ranking=_Ranking(base))
-        _place_singly(gang, list(base), _Ranking(base))
+        place_gang(gang, list(base), len(gang), whole_gang=True, ranking=Ranking(base))
+        place_singly(gang, list(base), Ranking(base))
         assert state(base) == before
 
     @ENGINE
@@ -212,10 +206,10 @@ class TestRankedPlacement:
     def test_single_pods_as_a_full_scan(self, data: st.DataObject) -> None:
         base = data.draw(nodes())
         pods = data.draw(gangs(data.draw(kinds())))
-        ranking = _Ranking(base, eager_after=data.draw(st.sampled_from([None, 0, 2])))
+        ranking = Ranking(base, eager_after=data.draw(st.sampled_from([None, 0, 2])))
         plain, ranked = list(base), list(base)
-        expected = _place_singly(pods, plain)
-        got = _place_singly(pods, ranked, ranking)
+        expected = place_singly(pods, plain)
+        got = place_singly(pods, ranked, ranking)
         assert (got[0], got[1] and got[1].label, got[2]) == (
             expected[0],
             expected[1] and expected[1].label,
@@ -231,13 +225,13 @@ class TestRankedPlacement:
             base = [n.empty() for n in base]  # room everywhere: roomy more often
         # Small gangs on these small clusters: roomy often enough to test the claim.
         gang = data.draw(gangs(data.draw(kinds()), most=2))
-        ranking = _Ranking(base)
-        roomy = _roomy(gang, base, ranking)
+        ranking = Ranking(base)
+        roomy = is_roomy(gang, base, ranking)
         event(f"roomy with {min(len(gang), 2)}+ pods: {roomy}")
         if not roomy:
             return
         for order in itertools.islice(itertools.permutations(gang), 24):
-            outcome = _place_gang(list(order), list(base), len(gang), whole_gang=True)
+            outcome = place_gang(list(order), list(base), len(gang), whole_gang=True)
             placed = sum(1 for t in gang if not t.best_effort)
             assert outcome.ready and outcome.allocated == placed
 
@@ -245,10 +239,10 @@ class TestRankedPlacement:
     @given(data=st.data())
     def test_empty_nodes_as_a_node_by_node_check(self, data: st.DataObject) -> None:
         empty = [n.empty() for n in data.draw(nodes())]
-        fits = _EmptyNodes(empty)
+        fits = EmptyNodes(empty)
         for task in data.draw(kinds()):
             naive = {
-                n.name: r for n in empty if (r := _fit_failure(task, n, n.allocatable)) is not None
+                n.name: r for n in empty if (r := fit_failure(task, n, n.allocatable)) is not None
             }
             holds = sum(
                 min(n.allocatable.get(k, 0) // v for k, v in task.request.items() if v > 0)
@@ -259,15 +253,15 @@ class TestRankedPlacement:
             assert fits.fit(task) == (len(naive) < len(empty), 0 if task.best_effort else holds)
 
     def test_roomy_is_not_vacuous(self) -> None:
-        task = _Task("w", "w", "w-*", {"cpu": 1000, "memory": GI, "pods": 1}, _Placement())
+        task = Task("w", "w", "w-*", {"cpu": 1000, "memory": GI, "pods": 1}, Placement())
         free = [
-            _Node(f"n{i}", {"cpu": 4000, "memory": 8 * GI, "pods": 110}, {}, {}, {}, (), False)
+            Node(f"n{i}", {"cpu": 4000, "memory": 8 * GI, "pods": 110}, {}, {}, {}, (), False)
             for i in range(3)
         ]
         for n in free:
             n.idle = dict(n.allocatable)
-        assert _roomy([task] * 3, free, _Ranking(free))
-        assert not _roomy([task] * 4, free, _Ranking(free))
+        assert is_roomy([task] * 3, free, Ranking(free))
+        assert not is_roomy([task] * 4, free, Ranking(free))
 
 
 # --- whole stacks ---------------------------------------------------------------------------
@@ -391,9 +385,9 @@ class TestSiblingIndex:
                 if (o.queue or "default") == name
                 and (o.namespace, o.name) != (plan.namespace, plan.name)
             ]
-            total = _add(*(_res(o.gang.min_resources) for o in expected))
+            total = add_res(*(to_res(o.gang.min_resources) for o in expected))
             for others in (stack, list(plans)):
-                got, minimum = _siblings(others, plan, name)
+                got, minimum = siblings_of(others, plan, name)
                 assert got == expected
                 assert {k: v for k, v in minimum.items() if v} == {
                     k: v for k, v in total.items() if v

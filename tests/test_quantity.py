@@ -1,4 +1,4 @@
-"""Tests for components.quantity: Kubernetes ``resource.Quantity``, string for string.
+"""Tests for raygang.kube.quantity: Kubernetes ``resource.Quantity``, string for string.
 
 Most expected strings are data, not opinions:
 
@@ -20,8 +20,7 @@ from fractions import Fraction
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
-
-from components.quantity import (
+from raygang.kube.quantity import (
     Format,
     Quantity,
     QuantityError,

@@ -30,15 +30,16 @@ import pytest
 import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from raygang.cli import build_plan
+from raygang.kuberay import manifests
+from raygang.kuberay.gang import compute_gang
+from raygang.kuberay.jobplan import PlannedResource
+from raygang.kuberay.settings import JobSettings
+from raygang.loader import load_documents
+from raygang.pipeline import plan_everything
+from raygang.rayjob.spec import parse_rayjob
+from raygang.settings import StackSettings
 
-from components import manifests
-from components.cli import build_plan
-from components.gang import compute_gang
-from components.loader import load_documents
-from components.pipeline import plan_everything
-from components.plan import PlannedResource
-from components.settings import JobSettings, StackSettings
-from components.spec import parse_rayjob
 from tests.builders import container, rayjob, worker
 from tests.test_nothing_lost import BROKEN, GOOD, NAMELESS, REFUSED, _named_copy
 
@@ -454,7 +455,7 @@ def test_the_pruning_walker_flags_what_raygang_would_add() -> None:
 
 @needs_shared
 def test_an_empty_queue_label_would_give_a_podgroup_volcano_refuses() -> None:
-    # Why raygang refuses `volcano.sh/queue-name: ""` (see components.validate).
+    # Why raygang refuses `volcano.sh/queue-name: ""` (see raygang.rayjob.validate).
     item = parse_rayjob(rayjob(labels={"volcano.sh/queue-name": ""}), "job.yaml")
     podgroup = manifests.podgroup_manifest(item, compute_gang(item.job))
     assert podgroup["spec"]["queue"] == ""

@@ -1,4 +1,4 @@
-"""Unit tests for components.submitter: KubeRay's submitter command, Job and sidecar.
+"""Unit tests for raygang.kuberay.submitter: KubeRay's submitter command, Job and sidecar.
 
 Expected values marked "KubeRay" are copied from KubeRay v1.7.0's Go tests
 (``common/job_test.go``, ``rayjob_controller_unit_test.go``); values marked "Go" were produced
@@ -23,15 +23,13 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from components import submitter as sm
-from components.submitter import (
-    SubmitterError,
+from raygang.kube import goquote
+from raygang.kube.goquote import SubmitterError, go_quote, shell_quote
+from raygang.kuberay import submitter as sm
+from raygang.kuberay.submitter import (
     build_submit_command,
     dashboard_port,
     dashboard_url,
-    go_quote,
-    shell_quote,
     sidecar_container,
     submission_id,
     submit_shell,
@@ -945,7 +943,7 @@ def test_shell_quote_round_trips_through_bash(words: list[str]) -> None:
 
 @given(shell_text)
 def test_shell_quote_equals_go_quote_when_bash_would_agree(text: str) -> None:
-    safe = all(sm._go_is_print(ord(c)) and c not in "$`" for c in text)
+    safe = all(goquote._go_is_print(ord(c)) and c not in "$`" for c in text)
     if safe:
         assert shell_quote(text) == go_quote(text)
     else:

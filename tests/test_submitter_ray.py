@@ -5,7 +5,7 @@ new session, so every Ray daemon belongs to the process group of that ``ray star
 teardown kills exactly that group. ``ray stop`` is not used: it stops every Ray process of
 the machine, including other test sessions' clusters.
 
-Each test renders the submitter Job with :func:`components.submitter.submitter_job` and runs
+Each test renders the submitter Job with :func:`raygang.kuberay.submitter.submitter_job` and runs
 its container the way the pod would: ``command + args`` (``/bin/bash -ce -- <script>``) with
 the container's env, the test interpreter's bin directory first on ``PATH`` (that is where
 ``ray`` and ``python`` come from, as in the head image).
@@ -32,8 +32,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from components.submitter import sidecar_container, submission_id, submitter_job
+from raygang.kuberay.submitter import sidecar_container, submission_id, submitter_job
 
 pytestmark = pytest.mark.ray
 

@@ -6,9 +6,8 @@ from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from components.quantity import Quantity
-from components.tree import copy_tree
+from raygang.kube.quantity import Quantity
+from raygang.kube.tree import copy_tree
 
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),

@@ -19,19 +19,13 @@ from typing import Any
 import pytest
 import yaml
 from pydantic import ValidationError
+from raygang.kube.errors import MapKey, Problem, SpecError, describe_value, field_path
+from raygang.kube.names import dns_problem, label_key_problem, label_value_problem
+from raygang.loader import load_documents, load_files
+from raygang.rayjob.spec import parse_rayjob, problems_from_validation_error
+from raygang.rayjob.validate import MAX_JOB_NAME, check_rayjob, load_rayjob
+from raygang.volcano.queue import parse_queue
 
-from components.errors import MapKey, Problem, SpecError, describe_value, field_path
-from components.loader import load_documents, load_files
-from components.queues import parse_queue
-from components.spec import parse_rayjob, problems_from_validation_error
-from components.validate import (
-    MAX_JOB_NAME,
-    check_rayjob,
-    dns_problem,
-    label_key_problem,
-    label_value_problem,
-    load_rayjob,
-)
 from tests.builders import container, rayjob, worker
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -372,7 +366,7 @@ def test_label_values(value: str, ok: bool) -> None:
 
 
 def test_settings_messages_keep_their_shape() -> None:
-    from components.settings import settings_from_getter
+    from raygang.settings import settings_from_getter
 
     with pytest.raises(SpecError) as caught:
         settings_from_getter({"waitForCompletion": "maybe"}.get, "stack dev config")
@@ -412,7 +406,7 @@ def test_the_raw_copy_is_private() -> None:
 def test_settings_problems_say_what_is_accepted(
     values: dict[str, object], path: str, message: str, accepted: str
 ) -> None:
-    from components.settings import StackSettings
+    from raygang.settings import StackSettings
 
     with pytest.raises(ValidationError) as caught:
         StackSettings.model_validate(values)

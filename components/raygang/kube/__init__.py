@@ -1,0 +1,3 @@
+"""Kubernetes itself, as raygang needs it: quantities, KEP-753 pod requests, names and labels,
+reading YAML as kubectl does and reading a cluster snapshot. Imports nothing else of raygang.
+"""

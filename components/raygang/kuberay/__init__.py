@@ -1,0 +1,3 @@
+"""What KubeRay's Volcano adapter and RayJob controller do: the gang arithmetic, the submitter
+command and template, what KubeRay injects into pods, and the objects a RayJob becomes.
+"""

@@ -1,0 +1,295 @@
+"""The gang a RayJob needs: PodGroup ``minMember`` and ``minResources``.
+
+Two accountings share this module:
+
+* ``kuberay`` reproduces KubeRay's Volcano adapter (v1.7.0) number for number and string
+  for string, quirks included: ``minResources`` multiplies the *raw* ``replicas`` while
+  ``minMember`` uses the clamped count; zero-valued keys are kept; only regular containers
+  are summed.
+* ``effective`` (the default) reserves what the pods will really request: Kubernetes'
+  effective pod request, the containers KubeRay injects (autoscaler, SidecarMode
+  submitter), and one replica count for both numbers.
+
+In both, the K8sJobMode submitter's resources are reserved but the submitter is never
+counted in ``minMember``: it is only created once the RayCluster is ready, so a gang that
+waited for it would wait forever (the start-up deadlock KubeRay's code comment describes).
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from raygang.kube.core import INT32_MAX, Container, PodSpec, ResourceRequirements
+from raygang.kube.podrequests import effective_pod_requests, kuberay_pod_requests
+from raygang.kube.quantity import Quantity, format_resource_list, scale_resource_list
+from raygang.kube.quantity import sum_resource_lists as _sum
+from raygang.rayjob.spec import RayClusterSpec, RayJob, WorkerGroupSpec
+
+__all__ = [
+    "DEFAULT_AUTOSCALER_RESOURCES",
+    "DEFAULT_SUBMITTER_RESOURCES",
+    "Accounting",
+    "Gang",
+    "GangShare",
+    "autoscaling_enabled",
+    "compute_gang",
+    "desired_worker_replicas",
+    "kuberay_gang_for_cluster",
+    "min_worker_replicas",
+]
+
+ResourceMap = dict[str, Quantity]
+
+HEAD_GROUP = "headgroup"
+SUBMITTER_GROUP = "submittergroup"
+
+
+def _resources(requests: Mapping[str, str], limits: Mapping[str, str]) -> ResourceRequirements:
+    return ResourceRequirements.model_validate({"requests": requests, "limits": limits})
+
+
+# KubeRay's GetDefaultSubmitterContainer: requests win, so 500m/200Mi is what it reserves.
+DEFAULT_SUBMITTER_RESOURCES = _resources(
+    {"cpu": "500m", "memory": "200Mi"}, {"cpu": "1", "memory": "1Gi"}
+)
+# KubeRay's BuildAutoscalerContainer default when autoscalerOptions.resources is unset.
+DEFAULT_AUTOSCALER_RESOURCES = _resources(
+    {"cpu": "500m", "memory": "512Mi"}, {"cpu": "500m", "memory": "512Mi"}
+)
+
+
+class Accounting(enum.StrEnum):
+    """How ``minResources`` is computed."""
+
+    KUBERAY = "kuberay"
+    EFFECTIVE = "effective"
+
+
+@dataclass(frozen=True)
+class GangShare:
+    """One role's part of the gang.
+
+    Attributes:
+        role: ``head``, ``worker`` or ``submitter``.
+        group: the ``volcano.sh/task-spec`` value (``headgroup``, the worker group name,
+            ``submittergroup``).
+        members: pods of this role counted in ``minMember``.
+        reserved: pods of this role whose resources are in ``minResources``.
+        per_pod: what one pod of this role reserves.
+    """
+
+    role: str
+    group: str
+    members: int
+    reserved: int
+    per_pod: Mapping[str, Quantity]
+
+
+@dataclass(frozen=True)
+class Gang:
+    """The PodGroup's gang parameters and how they were reached.
+
+    Attributes:
+        accounting: which accounting produced the numbers.
+        min_member: ``spec.minMember``.
+        min_resources: ``spec.minResources`` in KubeRay's summation order.
+        shares: per-role breakdown, head first, then workers, then the submitter.
+        differences: (effective only) one line per cause that makes the numbers differ
+            from KubeRay's.
+    """
+
+    accounting: Accounting
+    min_member: int
+    min_resources: Mapping[str, Quantity]
+    shares: tuple[GangShare, ...]
+    differences: tuple[str, ...] = ()
+
+    def min_resources_strings(self) -> dict[str, str]:
+        """``minResources`` as canonical quantity strings, keys sorted."""
+        return format_resource_list(self.min_resources)
+
+    def summary(self) -> str:
+        """A one-line description, e.g. ``minMember 3, cpu 5500m, memory 10752Mi``."""
+        parts = [f"minMember {self.min_member}"]
+        parts += [f"{k} {v}" for k, v in self.min_resources_strings().items()]
+        return ", ".join(parts)
+
+
+def _int32(value: int) -> int:
+    """Wrap like Go's int32 arithmetic, which KubeRay's replica sums use."""
+    return (value + 2**31) % 2**32 - 2**31
+
+
+def autoscaling_enabled(cluster: RayClusterSpec) -> bool:
+    """KubeRay's IsAutoscalingEnabled: only an explicit ``enableInTreeAutoscaling: true``."""
+    return cluster.enable_in_tree_autoscaling is True
+
+
+def desired_worker_replicas(group: WorkerGroupSpec) -> int:
+    """KubeRay's GetWorkerGroupDesiredReplicas: clamped replicas × numOfHosts (suspended: 0)."""
+    if group.suspend:
+        return 0
+    low = group.min_replicas if group.min_replicas is not None else 0
+    high = group.max_replicas if group.max_replicas is not None else INT32_MAX
+    if group.replicas is None or group.replicas < low:
+        replicas = low
+    elif group.replicas > high:
+        replicas = high
+    else:
+        replicas = group.replicas
+    return _int32(replicas * group.num_of_hosts)
+
+
+def min_worker_replicas(group: WorkerGroupSpec) -> int:
+    """minReplicas × numOfHosts for a non-suspended group (KubeRay's CalculateMinReplicas term)."""
+    if group.suspend:
+        return 0
+    return _int32((group.min_replicas or 0) * group.num_of_hosts)
+
+
+def _submitter_container(resources: ResourceRequirements) -> Container:
+    return Container(name="ray-job-submitter", resources=resources)
+
+
+def _autoscaler_container(cluster: RayClusterSpec) -> Container:
+    options = cluster.autoscaler_options
+    resources = options.resources if options and options.resources else None
+    return Container(name="autoscaler", resources=resources or DEFAULT_AUTOSCALER_RESOURCES)
+
+
+def kuberay_gang_for_cluster(
+    cluster: RayClusterSpec, head_extra: tuple[Container, ...] = ()
+) -> tuple[int, ResourceMap, list[GangShare]]:
+    """KubeRay's calculatePodGroupParams on a cluster spec (no submitter).
+
+    Args:
+        cluster: the RayCluster spec.
+        head_extra: containers present in the live head spec but not in the RayJob's
+            (the SidecarMode submitter, when recomputing from a live cluster).
+
+    Returns:
+        ``(minMember, minResources, shares)``.
+    """
+    scaling = autoscaling_enabled(cluster)
+    head = kuberay_pod_requests(cluster.head_group_spec.template.spec, head_extra)
+    shares = [GangShare("head", HEAD_GROUP, 1, 1, head)]
+    lists: list[ResourceMap] = [head]
+    members = 1
+    for group in cluster.worker_group_specs:
+        count = min_worker_replicas(group) if scaling else desired_worker_replicas(group)
+        members = _int32(members + count)
+        if group.suspend:
+            shares.append(GangShare("worker", group.group_name, 0, 0, {}))
+            continue
+        # KubeRay multiplies the raw replicas (nil → 0) here, not the clamped count above.
+        raw = group.min_replicas if scaling else group.replicas
+        reserved = (raw or 0) * group.num_of_hosts
+        per_pod = kuberay_pod_requests(group.template.spec)
+        lists.append(scale_resource_list(per_pod, reserved))
+        shares.append(GangShare("worker", group.group_name, count, reserved, per_pod))
+    return members, _sum(lists), shares
+
+
+def _kuberay_submitter(job: RayJob) -> ResourceMap | None:
+    mode = job.spec.submission_mode
+    if mode == "K8sJobMode":
+        template = job.spec.submitter_pod_template
+        if template is not None:
+            return kuberay_pod_requests(template.spec)
+        return kuberay_pod_requests(
+            PodSpec(containers=[_submitter_container(DEFAULT_SUBMITTER_RESOURCES)])
+        )
+    if mode == "SidecarMode":
+        return kuberay_pod_requests(
+            PodSpec(containers=[_submitter_container(DEFAULT_SUBMITTER_RESOURCES)])
+        )
+    return None
+
+
+def _kuberay(job: RayJob, cluster: RayClusterSpec) -> Gang:
+    members, resources, shares = kuberay_gang_for_cluster(cluster)
+    submitter = _kuberay_submitter(job)
+    lists = [resources]
+    if submitter is not None:
+        lists.append(submitter)
+        shares.append(GangShare("submitter", SUBMITTER_GROUP, 0, 1, submitter))
+    return Gang(Accounting.KUBERAY, members, _sum(lists), tuple(shares))
+
+
+def _effective(job: RayJob, cluster: RayClusterSpec) -> Gang:
+    scaling = autoscaling_enabled(cluster)
+    causes: list[str] = []
+    injected: list[tuple[str, Container]] = []
+    if scaling:
+        injected.append(
+            ("autoscaler container (injected by KubeRay)", _autoscaler_container(cluster))
+        )
+    mode = job.spec.submission_mode
+    if mode == "SidecarMode":
+        injected.append(
+            (
+                "SidecarMode submitter container",
+                _submitter_container(DEFAULT_SUBMITTER_RESOURCES),
+            )
+        )
+    head = effective_pod_requests(cluster.head_group_spec.template.spec, "head", injected)
+    causes += [c for c in head.causes if not c.startswith("SidecarMode submitter")]
+    shares = [GangShare("head", HEAD_GROUP, 1, 1, head.requests)]
+    lists = [head.requests]
+    members = 1
+    for group in cluster.worker_group_specs:
+        count = min_worker_replicas(group) if scaling else desired_worker_replicas(group)
+        members += count
+        if not group.suspend:
+            raw = (group.min_replicas if scaling else group.replicas) or 0
+            if raw * group.num_of_hosts != count:
+                causes.append(
+                    f"worker group {group.group_name} reserves {count} pods (replicas within "
+                    f"[minReplicas, maxReplicas] × numOfHosts), where KubeRay reserves "
+                    f"{raw * group.num_of_hosts}"
+                )
+        per_pod = effective_pod_requests(group.template.spec, f"worker group {group.group_name}")
+        causes += per_pod.causes
+        if count:
+            lists.append(scale_resource_list(per_pod.requests, count))
+        shares.append(GangShare("worker", group.group_name, count, count, per_pod.requests))
+    if members > INT32_MAX:
+        raise OverflowError(f"minMember {members} exceeds the int32 maximum {INT32_MAX}")
+    if mode == "K8sJobMode":
+        template = job.spec.submitter_pod_template
+        spec = (
+            template.spec
+            if template
+            else PodSpec(containers=[_submitter_container(DEFAULT_SUBMITTER_RESOURCES)])
+        )
+        submitter = effective_pod_requests(spec, "submitter")
+        causes += submitter.causes
+        lists.append(submitter.requests)
+        shares.append(GangShare("submitter", SUBMITTER_GROUP, 0, 1, submitter.requests))
+    total = {k: v for k, v in _sum(lists).items() if v}
+    return Gang(Accounting.EFFECTIVE, members, total, tuple(shares), tuple(causes))
+
+
+def compute_gang(job: RayJob, accounting: Accounting = Accounting.EFFECTIVE) -> Gang:
+    """The gang for a RayJob at submission time.
+
+    Args:
+        job: a validated RayJob with a ``rayClusterSpec``.
+        accounting: ``kuberay`` for bit-for-bit compatibility with KubeRay's adapter,
+            ``effective`` for what the pods will really request.
+
+    Raises:
+        ValueError: the job has no ``rayClusterSpec`` (a ``clusterSelector`` job), which
+            Volcano gang scheduling cannot serve; validation reports it earlier.
+    """
+    cluster = job.spec.ray_cluster_spec
+    if cluster is None:
+        raise ValueError(
+            f"gang scheduling does not support RayJob {job.namespace}/{job.name} "
+            "referencing an existing RayCluster"
+        )
+    if accounting is Accounting.KUBERAY:
+        return _kuberay(job, cluster)
+    return _effective(job, cluster)

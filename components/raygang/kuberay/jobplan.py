@@ -1,0 +1,149 @@
+"""What one RayJob becomes, as data: the objects to create, in creation order.
+
+The objects are those KubeRay's RayJob controller would create (the RayCluster, the submitter
+Job; ``ray-operator/controllers/ray/rayjob_controller.go``), the PodGroup its Volcano adapter
+would create (``batchscheduler/volcano/volcano_scheduler.go``), raygang's job record and the
+queue the stack declares.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from raygang.kuberay import manifests
+from raygang.kuberay.gang import Gang
+from raygang.kuberay.settings import JobSettings
+from raygang.rayjob.spec import RayJobInput
+
+__all__ = ["JobPlan", "PlannedResource"]
+
+
+@dataclass(frozen=True)
+class PlannedResource:
+    """One object to create.
+
+    Attributes:
+        role: ``queue``, ``record``, ``podgroup``, ``raycluster`` or ``submitter``.
+        manifest: the object, without ownerReferences.
+        depends_on: ``Kind/name`` of the objects that must exist (and be ready) first.
+        owned: True when the object carries an ownerReference to the job record.
+        replace_on_changes: field paths (Pulumi syntax, e.g. ``metadata.annotations``)
+            whose change must replace the object instead of updating it.
+    """
+
+    role: str
+    manifest: Mapping[str, Any]
+    depends_on: tuple[str, ...] = ()
+    owned: bool = False
+    replace_on_changes: tuple[str, ...] = ()
+
+    @property
+    def api_version(self) -> str:
+        """The object's apiVersion."""
+        return str(self.manifest["apiVersion"])
+
+    @property
+    def kind(self) -> str:
+        """The object's kind."""
+        return str(self.manifest["kind"])
+
+    @property
+    def name(self) -> str:
+        """The object's name."""
+        return str(self.manifest["metadata"]["name"])
+
+    @property
+    def namespace(self) -> str | None:
+        """The object's namespace; None for cluster-scoped objects (the Queue)."""
+        ns = self.manifest["metadata"].get("namespace")
+        return str(ns) if ns is not None else None
+
+    @property
+    def ref(self) -> str:
+        """``Kind/name``, the form used in ``dependsOn``."""
+        return f"{self.kind}/{self.name}"
+
+
+@dataclass(frozen=True)
+class JobPlan:
+    """Everything raygang will create for one RayJob, in creation order.
+
+    Attributes:
+        item: the input.
+        settings: the effective job settings (stack defaults plus annotations).
+        gang: the gang under the chosen accounting.
+        kuberay_gang: the gang KubeRay's adapter would compute, for comparison.
+        submission_id: the Ray job submission ID.
+        dashboard_address: ``<svc>.<ns>.svc.<domain>:<port>`` of the head.
+        queue: the PodGroup's queue (None: Volcano's ``default``).
+        queue_declared: True when the stack creates that queue.
+        resources: the objects to create, in creation order.
+        lifecycle: what the cluster reports and what the next ``up`` does about it
+            (:mod:`raygang.lifecycle`); None when no facts were gathered.
+        preflight: whether Volcano will admit and place the gang
+            (:mod:`raygang.volcano.preflight`); None until preflight has run.
+    """
+
+    item: RayJobInput
+    settings: JobSettings
+    gang: Gang
+    kuberay_gang: Gang
+    submission_id: str
+    dashboard_address: str
+    queue: str | None
+    queue_declared: bool
+    resources: tuple[PlannedResource, ...]
+    lifecycle: Any = None
+    preflight: Any = None
+
+    @property
+    def name(self) -> str:
+        """The RayJob's name."""
+        return self.item.name
+
+    @property
+    def namespace(self) -> str:
+        """The RayJob's namespace."""
+        return self.item.namespace
+
+    @property
+    def mode(self) -> str:
+        """The submission mode."""
+        return self.item.job.spec.submission_mode
+
+    @property
+    def podgroup_name(self) -> str:
+        """``ray-<job>-pg``."""
+        return manifests.podgroup_name(self.name)
+
+    @property
+    def priority_class(self) -> str | None:
+        """The PodGroup's priorityClassName, if the job sets one."""
+        return self.item.job.metadata.labels.get(manifests.PRIORITY_LABEL)
+
+    @property
+    def dashboard_url(self) -> str:
+        """The head's dashboard URL, with scheme."""
+        return f"http://{self.dashboard_address}"
+
+    @property
+    def declared_min_member(self) -> int:
+        """The PodGroup's ``minMember`` as declared now (0 once the job's cleanup zeroed it)."""
+        podgroup = self.resource("podgroup")
+        if podgroup is None:
+            return 0
+        return int(podgroup.manifest["spec"].get("minMember", 0))
+
+    @property
+    def declared_min_resources(self) -> dict[str, str]:
+        """The PodGroup's ``minResources`` as declared now, canonical strings."""
+        podgroup = self.resource("podgroup")
+        if podgroup is None:
+            return {}
+        return dict(podgroup.manifest["spec"].get("minResources") or {})
+
+    def resource(self, role: str) -> PlannedResource | None:
+        """The planned object with that role, if the plan has one."""
+        return next((r for r in self.resources if r.role == role), None)

@@ -1,0 +1,155 @@
+"""The whole planning pass, shared by ``raygang plan`` and the Pulumi program.
+
+inputs → plan (:mod:`raygang.plan`) → lifecycle decision from the cluster's facts
+(:mod:`raygang.lifecycle`) → preflight against Volcano's rules
+(:mod:`raygang.volcano.preflight`). Both entry points call :func:`plan_everything`, so the
+offline plan and what ``pulumi up`` registers come from one code path.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+
+from raygang.batch import batch_collection
+from raygang.kube.errors import Problem, SpecError
+from raygang.kube.snapshot import ClusterSnapshot, load_snapshot
+from raygang.kuberay.jobplan import JobPlan
+from raygang.lifecycle.decide import decide
+from raygang.lifecycle.facts import gather_facts, parse_now
+from raygang.loader import Documents
+from raygang.plan import StackPlan, plan_stack
+from raygang.settings import StackSettings
+from raygang.volcano.preflight import NodeShape, preflight_job
+from raygang.volcano.queue import QueueDecl
+from raygang.volcano.result import Check, PreflightResult, parse_node_shapes
+
+__all__ = ["finish_job", "plan_everything", "resolve_now", "resolve_snapshot"]
+
+_NOT_SCHEDULING = ("finished", "failed", "suspended")
+
+
+def resolve_now(text: str | None) -> datetime:
+    """``--now`` / ``raygang:now`` when given, else the current UTC time.
+
+    Raises:
+        SpecError: a timestamp that is not RFC 3339.
+    """
+    if not text:
+        return datetime.now(UTC)
+    try:
+        return parse_now(text)
+    except ValueError as exc:
+        raise SpecError.one(
+            "--now / raygang:now", "now", str(exc), "an RFC 3339 time, e.g. 2026-11-29T10:00:00Z"
+        ) from None
+
+
+def resolve_snapshot(path: str | None, base: Path) -> ClusterSnapshot | None:
+    """Load the cluster snapshot named by ``--cluster`` / ``raygang:clusterSnapshot``."""
+    if not path:
+        return None
+    candidate = Path(path)
+    return load_snapshot(candidate if candidate.is_absolute() else base / candidate)
+
+
+def finish_job(
+    plan: JobPlan,
+    *,
+    queues: Mapping[str, QueueDecl],
+    snapshot: ClusterSnapshot | None,
+    now: datetime,
+    others: Sequence[JobPlan] = (),
+    node_shapes: Sequence[NodeShape] = (),
+) -> JobPlan:
+    """Apply the lifecycle decision and the preflight to one planned job.
+
+    Raises:
+        SpecError: the facts make the job's declared change impossible (a queue change
+            while it runs, say).
+    """
+    facts = gather_facts(snapshot, plan.namespace, plan.name) if snapshot is not None else None
+    try:
+        decided = decide(plan, facts, now)
+    except ValueError as exc:
+        if isinstance(exc, SpecError):
+            raise
+        raise SpecError([Problem(plan.item.source, "spec", str(exc))]) from None
+    phase = decided.lifecycle.phase if decided.lifecycle is not None else "new"
+    if phase in _NOT_SCHEDULING:
+        # The gang has run or is parked: admission no longer matters, and judging a
+        # zeroed PodGroup would only produce noise.
+        result = PreflightResult(
+            verdict="unknown",
+            reasons=(),
+            checks=(
+                Check("lifecycle", "skip", f"job is {phase}: nothing is waiting to be admitted"),
+            ),
+        )
+    else:
+        result = preflight_job(
+            decided, queues=queues, snapshot=snapshot, others=others, node_shapes=node_shapes
+        )
+    return dataclasses.replace(decided, preflight=result)
+
+
+def plan_everything(
+    docs: Documents,
+    settings: StackSettings,
+    *,
+    base: Path,
+    snapshot: ClusterSnapshot | None = None,
+    now: datetime | None = None,
+) -> StackPlan:
+    """Plan a stack's documents completely: gang, lifecycle and preflight.
+
+    Args:
+        docs: the loaded RayJobs and Queues.
+        settings: the stack's settings.
+        base: the project directory, for a relative ``raygang:clusterSnapshot``.
+        snapshot: a cluster snapshot; when None, ``settings.cluster_snapshot`` is read.
+        now: the clock; when None, ``settings.now`` or the current time.
+
+    Raises:
+        SpecError: every problem found, in every job.
+    """
+    with batch_collection():
+        return _plan_everything(docs, settings, base, snapshot, now)
+
+
+def _plan_everything(
+    docs: Documents,
+    settings: StackSettings,
+    base: Path,
+    snapshot: ClusterSnapshot | None,
+    now: datetime | None,
+) -> StackPlan:
+    stack = plan_stack(docs.jobs, docs.queues, settings, docs.ignored)
+    if snapshot is None:
+        snapshot = resolve_snapshot(settings.cluster_snapshot, base)
+    clock = now or resolve_now(settings.now)
+    shapes = parse_node_shapes(settings.node_shapes) if settings.node_shapes else ()
+    declared = {q.name: q for q in stack.queues}
+    finished: list[JobPlan] = []
+    problems: list[Problem] = []
+    for job in stack.jobs:
+        try:
+            finished.append(
+                finish_job(
+                    job,
+                    queues=declared,
+                    snapshot=snapshot,
+                    now=clock,
+                    # The whole stack, the same tuple for every job: preflight leaves the
+                    # job itself out and indexes the stack once.
+                    others=stack.jobs,
+                    node_shapes=shapes,
+                )
+            )
+        except SpecError as exc:
+            problems.extend(exc.problems)
+    if problems:
+        raise SpecError(problems)
+    return dataclasses.replace(stack, jobs=tuple(finished))

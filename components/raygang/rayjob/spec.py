@@ -1,0 +1,390 @@
+"""Typed, frozen views of the RayJob fields raygang reads.
+
+The models cover only what planning needs. The user's manifest itself is kept verbatim
+beside the model (:class:`RayJobInput`), and every rendered object is built from that raw
+copy, so fields we do not model (volumes, tolerations, affinity, fields of newer KubeRay
+versions) pass through untouched by construction.
+
+Scalars are validated *strictly*: the raw copy is what reaches the API server, so a value
+pydantic would coerce (``replicas: "2"``, ``shutdownAfterJobFinishes: "yes"``,
+``rayVersion: 2.52``) must be refused here, or the CRD would refuse the RayCluster later,
+at apply time.
+
+Defaults are the CRD defaults the API server would apply (``replicas: 0``,
+``numOfHosts: 1``, ``submissionMode: K8sJobMode`` ...), because KubeRay computes the gang on
+the defaulted object.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any, Literal
+
+from pydantic import Field, ValidationError
+
+from raygang.kube.core import (
+    INT32_MAX,
+    QUANTITY_EXAMPLES,
+    FrozenModel,
+    ObjectMeta,
+    PodTemplate,
+    ResourceRequirements,
+)
+from raygang.kube.errors import MapKey, Problem, SpecError, describe_value, field_path
+from raygang.kube.tree import copy_tree
+
+__all__ = [
+    "INT32_MAX",
+    "AutoscalerOptions",
+    "HeadGroupSpec",
+    "ObjectMeta",
+    "PodTemplate",
+    "RayClusterSpec",
+    "RayJob",
+    "RayJobInput",
+    "RayJobSpec",
+    "ResourceRequirements",
+    "SubmissionMode",
+    "SubmitterConfig",
+    "WorkerGroupSpec",
+    "parse_rayjob",
+    "problems_from_validation_error",
+]
+
+
+SubmissionMode = Literal["K8sJobMode", "SidecarMode", "InteractiveMode", "HTTPMode"]
+
+
+class HeadGroupSpec(FrozenModel):
+    """``rayClusterSpec.headGroupSpec``."""
+
+    template: PodTemplate
+    # The CRD declares both maps as string to string; `num-cpus: 1` is refused.
+    ray_start_params: dict[str, str] = Field(default_factory=dict)
+    resources: dict[str, str] = Field(default_factory=dict)
+    labels: dict[str, str] = Field(default_factory=dict)
+
+
+class WorkerGroupSpec(FrozenModel):
+    """One ``rayClusterSpec.workerGroupSpecs[]`` entry, with the CRD defaults."""
+
+    group_name: str
+    replicas: int | None = 0
+    min_replicas: int | None = 0
+    max_replicas: int | None = INT32_MAX
+    num_of_hosts: int = 1
+    suspend: bool | None = None
+    idle_timeout_seconds: int | None = None
+    template: PodTemplate
+    ray_start_params: dict[str, str] = Field(default_factory=dict)
+    resources: dict[str, str] = Field(default_factory=dict)
+    labels: dict[str, str] = Field(default_factory=dict)
+
+
+class AutoscalerOptions(FrozenModel):
+    """``rayClusterSpec.autoscalerOptions`` (its resources matter to the gang)."""
+
+    resources: ResourceRequirements | None = None
+    version: str | None = None
+
+
+class RayClusterSpec(FrozenModel):
+    """``spec.rayClusterSpec``."""
+
+    head_group_spec: HeadGroupSpec
+    worker_group_specs: list[WorkerGroupSpec] = Field(default_factory=list)
+    enable_in_tree_autoscaling: bool | None = None
+    autoscaler_options: AutoscalerOptions | None = None
+    ray_version: str | None = None
+    gcs_fault_tolerance_options: dict[str, Any] | None = None
+    auth_options: dict[str, Any] | None = None
+    suspend: bool | None = None
+
+
+class SubmitterConfig(FrozenModel):
+    """``spec.submitterConfig``."""
+
+    backoff_limit: int | None = None
+
+
+class RayJobSpec(FrozenModel):
+    """``spec`` of a RayJob: every field planning, the submitter or the lifecycle reads."""
+
+    entrypoint: str = ""
+    runtime_env_yaml: str | None = Field(default=None, alias="runtimeEnvYAML")
+    metadata: dict[str, str] = Field(default_factory=dict)
+    entrypoint_num_cpus: float | None = None
+    entrypoint_num_gpus: float | None = None
+    entrypoint_resources: str | None = None
+    submission_mode: str = "K8sJobMode"
+    submitter_pod_template: PodTemplate | None = None
+    submitter_config: SubmitterConfig | None = None
+    shutdown_after_job_finishes: bool = False
+    ttl_seconds_after_finished: int = 0
+    suspend: bool = False
+    cluster_selector: dict[str, str] = Field(default_factory=dict)
+    job_id: str | None = None
+    backoff_limit: int = 0
+    active_deadline_seconds: int | None = None
+    pre_running_deadline_seconds: int | None = None
+    deletion_strategy: dict[str, Any] | None = None
+    managed_by: str | None = None
+    ray_cluster_spec: RayClusterSpec | None = None
+
+
+class RayJob(FrozenModel):
+    """A ``ray.io/v1`` RayJob."""
+
+    api_version: Literal["ray.io/v1"]
+    kind: Literal["RayJob"]
+    metadata: ObjectMeta
+    spec: RayJobSpec
+
+    @property
+    def name(self) -> str:
+        """The RayJob's name."""
+        return self.metadata.name
+
+    @property
+    def namespace(self) -> str:
+        """The RayJob's namespace (``default`` when the manifest has none)."""
+        return self.metadata.namespace
+
+
+@dataclass(frozen=True)
+class RayJobInput:
+    """A RayJob as the user wrote it, plus its typed view.
+
+    Attributes:
+        source: where it came from (a file path, or ``stack config raygang:jobs[0]``).
+        raw: a private deep copy of the manifest; renderers copy from it again.
+        job: the validated model.
+    """
+
+    source: str
+    raw: Mapping[str, Any]
+    job: RayJob
+
+    @property
+    def name(self) -> str:
+        """The RayJob's name."""
+        return self.job.name
+
+    @property
+    def namespace(self) -> str:
+        """The RayJob's namespace."""
+        return self.job.namespace
+
+    def raw_spec(self) -> dict[str, Any]:
+        """A fresh deep copy of the manifest's ``spec``, safe to modify."""
+        spec = self.raw.get("spec")
+        return copy_tree(dict(spec)) if isinstance(spec, Mapping) else {}
+
+    def spec_view(self) -> Mapping[str, Any]:
+        """The manifest's ``spec`` as written, not copied: for reading only.
+
+        Copying a whole spec costs about as much as planning the rest of the job, so
+        readers take this and writers copy just the part they change.
+        """
+        spec = self.raw.get("spec")
+        return MappingProxyType(spec if isinstance(spec, Mapping) else {})
+
+
+# --- turning pydantic's errors into Problems -------------------------------------------
+# Fields whose value is a user map: the next path element is a key the user chose (a
+# resource name, a label), rendered as ['key'].
+_MAP_FIELDS = frozenset(
+    {
+        "requests",
+        "limits",
+        "overhead",
+        "labels",
+        "annotations",
+        "rayStartParams",
+        "clusterSelector",
+        "nodeSelector",
+        "capability",
+        "deserved",
+    }
+)
+
+_WHOLE = "a whole number without quotes, e.g. 2"
+
+_ACCEPTED_BY_TYPE = {
+    "int_type": _WHOLE,
+    "int_parsing": _WHOLE,
+    "int_from_float": _WHOLE,
+    "bool_type": "true or false, without quotes",
+    "bool_parsing": "true or false, without quotes",
+    "string_type": 'a string; quote it in YAML, e.g. "2.52.0" or "0"',
+    "float_type": "a number without quotes, e.g. 1 or 0.5",
+    "float_parsing": "a number without quotes, e.g. 1 or 0.5",
+    "finite_number": "a finite number, e.g. 1 or 0.5",
+    "list_type": "a list (YAML '- item' entries)",
+    "dict_type": "a map (YAML 'key: value' entries)",
+    "model_type": "a map (YAML 'key: value' entries)",
+    "model_attributes_type": "a map (YAML 'key: value' entries)",
+}
+
+_WHAT_BY_TYPE = {
+    "int_type": "a whole number",
+    "int_parsing": "a whole number",
+    "int_from_float": "a whole number",
+    "bool_type": "a boolean",
+    "bool_parsing": "a boolean",
+    "string_type": "a string",
+    "float_type": "a number",
+    "float_parsing": "a number",
+    "finite_number": "a finite number",
+    "list_type": "a list",
+    "dict_type": "a map",
+    "model_type": "a map",
+    "model_attributes_type": "a map",
+}
+
+# What a missing required field should hold, by field name.
+_ACCEPTED_WHEN_MISSING = {
+    "apiVersion": "ray.io/v1",
+    "kind": "RayJob",
+    "metadata": "a map with at least a name",
+    "spec": "a RayJob spec with an entrypoint and a rayClusterSpec",
+    "headGroupSpec": "a head group: {rayStartParams: {}, template: {spec: {containers: [...]}}}",
+    "template": "a pod template: {spec: {containers: [...]}}",
+    "spec.template": "a pod spec with a containers list",
+    "containers": "a list of at least one container, each with a name and an image",
+    "name": "a name such as ray-head",
+    "groupName": "a worker group name such as workers",
+    "containerPort": "a port number such as 8265",
+    "operator": "In, NotIn, Exists, DoesNotExist, Gt or Lt",
+    "key": "a label key such as topology.kubernetes.io/zone",
+    "nodeSelectorTerms": "a list of node selector terms",
+    "weight": "a whole number from 1 to 100",
+    "preference": "a node selector term",
+}
+
+
+def _with_map_keys(loc: Sequence[str | int]) -> list[str | int]:
+    """Mark the entries of user maps, so ``requests.cpu`` prints as ``requests['cpu']``."""
+    out: list[str | int] = []
+    for index, part in enumerate(loc):
+        parent = loc[index - 1] if index else None
+        if isinstance(part, str) and isinstance(parent, str):
+            grand = loc[index - 2] if index >= 2 else None
+            is_map = parent in _MAP_FIELDS
+            # RayJobSpec.metadata is a string map; a group's `resources` is one too.
+            is_map |= parent == "metadata" and grand == "spec" and index == 2
+            is_map |= parent == "resources" and (
+                grand == "headGroupSpec"
+                or (isinstance(grand, int) and index >= 3 and loc[index - 3] == "workerGroupSpecs")
+            )
+            if is_map:
+                out.append(MapKey(part))
+                continue
+        out.append(part)
+    return out
+
+
+def _error_problem(err: Mapping[str, Any], source: str) -> Problem:
+    raw_loc = [p for p in err["loc"] if not (isinstance(p, str) and p.startswith("function-"))]
+    key_error = bool(raw_loc) and raw_loc[-1] == "[key]"
+    if key_error:
+        raw_loc = raw_loc[:-1]
+    loc = _with_map_keys(raw_loc)
+    path = field_path(loc)
+    etype = str(err["type"])
+    value = err.get("input")
+    ctx = err.get("ctx") or {}
+    last = raw_loc[-1] if raw_loc else ""
+    if key_error:
+        return Problem(
+            source,
+            path,
+            f"YAML reads this key as {describe_value(value)}, not a string",
+            "string keys; quote keys such as 1 or true in YAML",
+        )
+    if etype == "missing":
+        accepted = _ACCEPTED_WHEN_MISSING.get(str(last), f"a value for {last}")
+        if last == "spec" and len(raw_loc) > 1:
+            accepted = _ACCEPTED_WHEN_MISSING["spec.template"]
+        return Problem(source, path, "is required but missing", accepted)
+    if etype == "value_error":
+        return Problem(source, path, str(ctx.get("error", err["msg"])), QUANTITY_EXAMPLES)
+    if etype == "literal_error":
+        return Problem(
+            source, path, f"{describe_value(value)} is not accepted", str(ctx.get("expected", ""))
+        )
+    if etype == "too_short" and last == "containers":
+        return Problem(source, path, "has no containers", _ACCEPTED_WHEN_MISSING["containers"])
+    if etype in _WHAT_BY_TYPE:
+        message = f"{describe_value(value)} is not {_WHAT_BY_TYPE[etype]}"
+        if etype in ("int_type", "int_from_float") and isinstance(value, float):
+            message += " (YAML reads it as a number with a fraction)"
+        if etype == "string_type" and isinstance(value, bool):
+            message += " (YAML reads unquoted yes/no/true/false/on/off as booleans)"
+        return Problem(source, path, message, _ACCEPTED_BY_TYPE[etype])
+    if etype == "extra_forbidden":
+        return Problem(source, path, "is not a known field", "remove it, or fix its spelling")
+    bounds = {
+        "greater_than": "more than {gt}",
+        "greater_than_equal": "{ge} or more",
+        "less_than": "less than {lt}",
+        "less_than_equal": "{le} or less",
+    }
+    if etype in bounds:
+        accepted = bounds[etype].format(**{k: ctx[k] for k in ("gt", "ge", "lt", "le") if k in ctx})
+        return Problem(source, path, f"{describe_value(value)} is out of range", accepted)
+    msg = str(err["msg"])
+    return Problem(
+        source,
+        path,
+        f"{msg[:1].lower()}{msg[1:]}; got {describe_value(value)}",
+        "a value of the type this field declares",
+    )
+
+
+def problems_from_validation_error(exc: ValidationError, source: str) -> list[Problem]:
+    """Turn pydantic's errors into :class:`Problem` rows with Kubernetes field paths.
+
+    Args:
+        exc: the error raised by ``model_validate``.
+        source: where the document came from.
+
+    Returns:
+        One problem per pydantic error, each saying what was found and what is accepted.
+    """
+    return [_error_problem(err, source) for err in exc.errors(include_url=False)]
+
+
+def parse_rayjob(raw: object, source: str) -> RayJobInput:
+    """Validate the structure of one RayJob document (types, required fields, quantities).
+
+    Semantic rules (names, replica ranges, KubeRay's own validation) live in
+    :mod:`raygang.rayjob.validate`; :func:`raygang.rayjob.validate.load_rayjob` runs both and
+    reports their problems together.
+
+    Args:
+        raw: the manifest as loaded from YAML or stack config (anything but a mapping is
+            reported as a problem).
+        source: where it came from, for error messages.
+
+    Returns:
+        The typed job with a private deep copy of the manifest.
+
+    Raises:
+        SpecError: every structural problem in the document.
+    """
+    if not isinstance(raw, Mapping):
+        raise SpecError.one(
+            source,
+            "<document>",
+            f"{describe_value(raw)} is not a Kubernetes object",
+            "a RayJob object (apiVersion: ray.io/v1, kind: RayJob, metadata, spec)",
+        )
+    private = copy_tree(dict(raw))
+    try:
+        job = RayJob.model_validate(private)
+    except ValidationError as exc:
+        raise SpecError(problems_from_validation_error(exc, source)) from None
+    return RayJobInput(source=source, raw=private, job=job)

@@ -1,0 +1,2 @@
+"""Volcano's scheduler actions, one module each (``pkg/scheduler/actions/<name>/<name>.go``).
+"""

@@ -1,0 +1,405 @@
+"""Resources in Volcano's units and the task and node records the plugins read.
+
+Follows Volcano's ``pkg/scheduler/api/resource_info.go`` (milli-cpu, bytes, milli-units for
+scalar resources; ``LessEqual`` with its ``minResource`` tolerance), ``job_info.go`` (TaskInfo)
+and ``node_info.go`` (NodeInfo: idle, used, releasing, pipelined). Amounts are exact:
+integers, and fractions only where Volcano multiplies.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from fractions import Fraction
+from functools import cached_property
+from typing import Any
+
+from raygang.kube.quantity import Format, Quantity
+
+# kubelet's default maxPods, used for a declared node shape that does not say.
+DEFAULT_MAX_PODS = 110
+
+# --- Resources in Volcano's units ---------------------------------------------------------
+# Amounts are exact: integers straight from quantities (milli-cpu, bytes...), fractions
+# only where Volcano multiplies (the overcommit factor, proportion's water-filling).
+Num = int | Fraction
+
+Res = dict[str, Num]
+
+ZERO: Num = 0
+
+# Volcano's ``minResource``: values closer than this count as equal in LessEqual.
+EPSILON = Fraction(1, 10)
+
+
+def is_scalar_name(name: str) -> bool:
+    """Kubernetes' ``IsScalarResourceName``: extended, hugepages, prefixed native, volumes."""
+    prefixed_native = "kubernetes.io/" in name
+    extended = "/" in name and not prefixed_native and not name.startswith("requests.")
+    return (
+        extended
+        or prefixed_native
+        or name.startswith("hugepages-")
+        or name.startswith("attachable-volumes-")
+    )
+
+
+def unit_of(name: str, quantity: Quantity) -> int | None:
+    """One quantity in Volcano's unit for that name (``NewResource``); None: ignored."""
+    if name == "cpu":
+        return quantity.milli_value()
+    if name in ("memory", "pods"):
+        return quantity.int_value_ceil()
+    if name == "ephemeral-storage":
+        return quantity.milli_value()
+    if name.startswith("count/") or not is_scalar_name(name):
+        return None
+    return quantity.milli_value()
+
+
+def to_res(resources: Mapping[str, Quantity]) -> Res:
+    out: Res = {}
+    for name, quantity in resources.items():
+        value = unit_of(name, quantity)
+        if value is not None:
+            out[name] = out.get(name, 0) + value
+    return out
+
+
+def get(res: Mapping[str, Num], name: str) -> Num:
+    return res.get(name, ZERO)
+
+
+def add_res(*items: Mapping[str, Num]) -> Res:
+    out: Res = {}
+    for res in items:
+        for name, value in res.items():
+            out[name] = out.get(name, ZERO) + value
+    return out
+
+
+def sub(left: Mapping[str, Num], right: Mapping[str, Num]) -> Res:
+    out = dict(left)
+    for name, value in right.items():
+        out[name] = out.get(name, ZERO) - value
+    return out
+
+
+def exceeded(left: Mapping[str, Num], right: Mapping[str, Num]) -> Res:
+    """Volcano's ``ExceededPart``: per name ``max(0, left - right)``, missing = 0."""
+    out: Res = {}
+    for name in {*left, *right}:
+        diff = get(left, name) - get(right, name)
+        if diff > 0:
+            out[name] = diff
+    return out
+
+
+def scale(res: Mapping[str, Num], factor: Num) -> Res:
+    return {name: value * factor for name, value in res.items()}
+
+
+def le(left: Num, right: Num) -> bool:
+    """Volcano's ``l < r or |l - r| < 0.1``, i.e. ``l - r < 0.1``."""
+    if type(left) is int and type(right) is int:
+        return left <= right  # integers closer than 0.1 are equal
+    return left - right < EPSILON
+
+
+def short_on_node(request: Mapping[str, Num], free: Mapping[str, Num]) -> list[str]:
+    """``LessEqualWithResourcesName(Zero)``: cpu, memory, then every scalar of the request.
+
+    Go visits scalars in map order (random); they are sorted here so messages are stable.
+    """
+    short = [n for n in ("cpu", "memory") if not le(get(request, n), get(free, n))]
+    scalars = sorted(n for n in request if n not in ("cpu", "memory"))
+    short += [n for n in scalars if not le(request[n], get(free, n))]
+    return short
+
+
+def fits_in(request: Mapping[str, Num], free: Mapping[str, Num]) -> bool:
+    """``LessEqual(Zero)`` with Volcano's 0.1 tolerance: ``not short_on_node(...)``.
+
+    The hottest test of a simulation, so it stops at the first short resource and
+    compares integers (what ``unit_of`` yields) without the tolerance, which cannot change
+    an integer comparison.
+    """
+    for name in ("cpu", "memory"):
+        if name not in request and not le(ZERO, free.get(name, ZERO)):
+            return False  # a node already over its allocatable
+    for name, value in request.items():
+        have = free.get(name, ZERO)
+        if type(value) is int and type(have) is int:
+            if value > have:
+                return False
+        elif not le(value, have):
+            return False
+    return True
+
+
+def insufficient(
+    total: Mapping[str, Num], limit: Mapping[str, Num], request: Mapping[str, Num]
+) -> list[str]:
+    """``LessEqualWithDimensionAndResourcesName``: only names the request asks for, strict.
+
+    ``pods`` is never compared (every pod asks for one).
+    """
+    names = [n for n in ("cpu", "memory") if get(request, n) > 0]
+    names += sorted(n for n, v in request.items() if n not in ("cpu", "memory", "pods") and v > 0)
+    return [n for n in names if get(total, n) > get(limit, n)]
+
+
+def inqueue_resource(min_raw: Mapping[str, Quantity], allocated: Mapping[str, Num]) -> Res:
+    """Volcano's ``GetInqueueResource``: what a gang still reserves beyond its allocation.
+
+    Only names listed in ``minResources`` count; ``ephemeral-storage`` and other
+    non-scalar names are skipped, as in Go.
+    """
+    out: Res = {}
+    minimum = to_res(min_raw)
+    for name in min_raw:
+        if name not in ("cpu", "memory", "pods") and (
+            name.startswith("count/") or not is_scalar_name(name)
+        ):
+            continue
+        reserved = get(minimum, name) - get(allocated, name)
+        if reserved > 0:
+            out[name] = reserved
+    return out
+
+
+def show_bytes(value: Num) -> str:
+    whole = math.ceil(value)
+    if whole < 0:
+        return "-" + show_bytes(-whole)
+    binary = Quantity.from_value(whole, Format.BINARY_SI).canonical()
+    decimal = Quantity.from_value(whole, Format.DECIMAL_SI).canonical()
+    if not binary.isdigit() or not decimal.isdigit() or whole < 1024:
+        # The shorter exact form: 2Gi, 1536Mi, 2G (not 1953125Ki).
+        return min(binary, decimal, key=len)
+    # Not a round number (usually a difference): about, in tenths of Mi or Gi.
+    unit, suffix = (2**30, "Gi") if whole >= 2**30 else (2**20, "Mi")
+    tenths = whole * 10 // unit
+    return f"~{tenths // 10}.{tenths % 10}{suffix}"
+
+
+def ceil_div(numerator: Num, denominator: Num) -> int:
+    """Exact ``ceil(numerator / denominator)``, without going through floats."""
+    return math.ceil(Fraction(numerator) / denominator)
+
+
+def round_up(name: str, value: Num) -> int:
+    """Round an amount to what a node can offer: milli-cpu, bytes, whole extended resources."""
+    if name in ("cpu", "memory", "pods", "ephemeral-storage"):
+        return math.ceil(value)
+    return ceil_div(value, 1000) * 1000
+
+
+def show(name: str, value: Num) -> str:
+    """A Volcano-unit amount as the quantity a user writes (``500m``, ``12Gi``, ``8``)."""
+    if name == "memory":
+        return show_bytes(value)
+    if name == "ephemeral-storage":
+        return show_bytes(Fraction(value) / 1000)
+    if name == "pods":
+        return str(math.ceil(value))
+    return str(Quantity.from_value(Fraction(math.ceil(value), 1000)))
+
+
+def show_res(res: Mapping[str, Num], names: Iterable[str] | None = None) -> str:
+    keys = list(names) if names is not None else ordered(res)
+    return ", ".join(f"{n} {show(n, get(res, n))}" for n in keys) or "nothing"
+
+
+def asked_names(res: Mapping[str, Num]) -> list[str]:
+    """The names a request asks for, in display order, ``pods`` left out."""
+    return [n for n in ordered(res) if n != "pods" and res[n] > 0]
+
+
+def ordered(res: Iterable[str]) -> list[str]:
+    names = set(res)
+    head = [n for n in ("cpu", "memory") if n in names]
+    return head + sorted(names - {"cpu", "memory", "pods"}) + (["pods"] if "pods" in names else [])
+
+
+# --- Pods, nodes and their predicates -----------------------------------------------------
+@dataclass(frozen=True)
+class Placement:
+    """The scheduling fields of a pod spec that the predicates read."""
+
+    tolerations: tuple[Mapping[str, Any], ...] = ()
+    node_selector: Mapping[str, str] = field(default_factory=dict)
+    # requiredDuringSchedulingIgnoredDuringExecution terms; None when unset.
+    required_terms: tuple[Mapping[str, Any], ...] | None = None
+    unmodelled: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, spec: Mapping[str, Any] | None) -> Placement:
+        spec = spec or {}
+        tolerations = tuple(t for t in spec.get("tolerations") or () if isinstance(t, Mapping))
+        selector = spec.get("nodeSelector") or {}
+        affinity = spec.get("affinity") or {}
+        node_affinity = affinity.get("nodeAffinity") or {}
+        required = node_affinity.get("requiredDuringSchedulingIgnoredDuringExecution")
+        terms = None
+        if isinstance(required, Mapping):
+            terms = tuple(
+                t for t in required.get("nodeSelectorTerms") or () if isinstance(t, Mapping)
+            )
+        unmodelled = []
+        if affinity.get("podAffinity") or affinity.get("podAntiAffinity"):
+            unmodelled.append("inter-pod affinity")
+        if spec.get("topologySpreadConstraints"):
+            unmodelled.append("topology spread constraints")
+        if any(
+            p.get("hostPort") for c in spec.get("containers") or () for p in c.get("ports") or ()
+        ):
+            unmodelled.append("host ports")
+        if spec.get("schedulingGates"):
+            unmodelled.append("scheduling gates")
+        return cls(
+            tolerations,
+            {str(k): str(v) for k, v in selector.items()} if isinstance(selector, Mapping) else {},
+            terms,
+            tuple(unmodelled),
+        )
+
+    @cached_property
+    def key(self) -> str:
+        """What the static predicates read, as one comparable value.
+
+        ``repr`` is exact for the plain values of a manifest; two equal placements
+        written in another key order only miss each other's cached results.
+        """
+        return repr((self.tolerations, self.node_selector, self.required_terms))
+
+
+@dataclass(frozen=True)
+class Task:
+    """One pod as Volcano sees it.
+
+    Attributes:
+        label: how messages name it (``head``, ``worker group gpu``, ``submitter``).
+        group: the ``volcano.sh/task-spec`` role; a role that failed is not retried.
+        pod_name: the name pattern of the pod, for Volcano's "Origin reason is" text.
+        request: the pod's request in Volcano's units, ``pods: 1`` included.
+        placement: its tolerations, nodeSelector and node affinity.
+    """
+
+    label: str
+    group: str
+    pod_name: str
+    request: Res
+    placement: Placement
+
+    @cached_property
+    def best_effort(self) -> bool:
+        """Volcano's ``IsEmpty`` ignores ``pods``: such a pod is left to backfill."""
+        return all(v < EPSILON for n, v in self.request.items() if n != "pods")
+
+    @cached_property
+    def shape(self) -> tuple[Any, ...]:
+        """What a node's rank for this pod depends on: its request and its placement."""
+        return (tuple(sorted(self.request.items())), self.placement.key)
+
+
+# Node state stamps: unique across the process, so two nodes with the same ``version``
+# are copies of one state and share every fit and score computed for it.
+STAMPS = itertools.count(1)
+
+
+def stamp() -> int:
+    return next(STAMPS)
+
+
+@dataclass
+class Node:
+    """A node during a simulation.
+
+    ``idle`` and ``pipelined`` change as pods land; every change takes a new ``version``
+    (a process-wide stamp, kept by copies), so fit and score results computed for one
+    state stay valid for every node that still has that version.
+    """
+
+    name: str
+    allocatable: Res
+    idle: Res
+    releasing: Res
+    labels: Mapping[str, str]
+    taints: tuple[Mapping[str, Any], ...]
+    unschedulable: bool
+    pipelined: Res = field(default_factory=dict)
+    version: int = field(default_factory=stamp)
+    # Names labels, taints and the cordon: copies keep it, ``empty()`` takes a new one.
+    static_id: int = field(default_factory=stamp)
+    # (version, empty_score) once computed for that version.
+    scored: tuple[int, Num | None] | None = field(default=None, compare=False, repr=False)
+
+    @cached_property
+    def size(self) -> tuple[tuple[str, Num], ...]:
+        """``allocatable`` as a comparable value."""
+        return tuple(sorted(self.allocatable.items()))
+
+    def copy(self) -> Node:
+        # dataclasses.replace re-runs __init__ with every field: a tenth of a simulation.
+        new = object.__new__(Node)
+        new.__dict__.update(self.__dict__)
+        new.idle = dict(self.idle)
+        new.releasing = dict(self.releasing)
+        new.pipelined = dict(self.pipelined)
+        return new
+
+    def future_idle(self) -> Res:
+        """Volcano's ``FutureIdle``: idle, plus what terminating pods release, minus pipelined."""
+        if not self.releasing and not self.pipelined:
+            return self.idle
+        return sub(add_res(self.idle, self.releasing), self.pipelined)
+
+    def take(self, request: Res, *, pipeline: bool) -> None:
+        """Place a pod on idle or, pipelined, on the room terminating pods release."""
+        target = self.pipelined if pipeline else self.idle
+        direction = 1 if pipeline else -1
+        for name, value in request.items():
+            target[name] = target.get(name, 0) + direction * value
+        self.version = stamp()
+
+    def empty(self) -> Node:
+        """The node with nothing on it and without transient conditions.
+
+        Cordons and the node lifecycle taints (``node.kubernetes.io/not-ready`` ...) come
+        and go, so "fits no node even when empty" ignores them.
+        """
+        taints = tuple(
+            t for t in self.taints if not str(t.get("key", "")).startswith("node.kubernetes.io/")
+        )
+        return replace(
+            self,
+            idle=dict(self.allocatable),
+            releasing={},
+            pipelined={},
+            taints=taints,
+            unschedulable=False,
+            version=stamp(),
+            static_id=stamp(),
+        )
+
+
+def min_dim(left: Mapping[str, Num], right: Mapping[str, Num], *, missing_is_zero: bool) -> Res:
+    """``MinDimensionResource``: cpu and memory always; scalars of ``left`` only.
+
+    A scalar ``right`` lacks is kept (Infinity) or zeroed (Zero).
+    """
+    out: Res = {}
+    for name, value in left.items():
+        if name in ("cpu", "memory") or name in right:
+            out[name] = min(value, get(right, name))
+        elif missing_is_zero:
+            out[name] = ZERO
+        else:
+            out[name] = value
+    for name in ("cpu", "memory"):
+        if name not in left and name in right:
+            out[name] = min(ZERO, right[name])
+    return out

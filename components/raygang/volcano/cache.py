@@ -1,0 +1,497 @@
+"""The cluster as a snapshot shows it, read the way Volcano's scheduler cache reads it.
+
+Follows Volcano's ``pkg/scheduler/cache/cache.go`` and ``event_handlers.go``: nodes with their
+allocatable, pods of the volcano scheduler counted against their nodes, PodGroups with their
+phase and minResources, Queues with their state, weight, capability and guarantee.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+from pydantic import ValidationError
+
+from raygang.kube.core import PodSpec
+from raygang.kube.podrequests import effective_pod_requests
+from raygang.kube.quantity import Quantity, QuantityError
+from raygang.kube.snapshot import ClusterSnapshot
+from raygang.kuberay.manifests import GROUP_NAME_ANNOTATION, SCHEDULER
+from raygang.volcano.api import (
+    Node,
+    Num,
+    Placement,
+    Res,
+    Task,
+    add_res,
+    fits_in,
+    get,
+    short_on_node,
+    sub,
+    to_res,
+)
+from raygang.volcano.plugins.predicates import static_failure
+from raygang.volcano.queue import QueueDecl
+from raygang.volcano.ranking import Ranking
+
+TERMINAL_PHASES = frozenset({"Succeeded", "Failed"})
+
+
+# --- The cluster as a snapshot shows it ---------------------------------------------------
+@dataclass(frozen=True)
+class SnapPod:
+    """A pod of the snapshot, with what Volcano reads from it."""
+
+    namespace: str
+    name: str
+    node: str | None
+    phase: str
+    terminating: bool
+    group: str | None
+    volcano: bool
+    request: Res
+    placement: Placement
+    created: str
+
+    @property
+    def terminal(self) -> bool:
+        return self.phase in TERMINAL_PHASES
+
+    @property
+    def allocated(self) -> bool:
+        """Volcano's AllocatedStatus: bound (Pending with a node) or Running, not deleting."""
+        return (
+            self.node is not None and self.phase in ("Pending", "Running") and not self.terminating
+        )
+
+    @property
+    def pending(self) -> bool:
+        """An unbound pod Volcano would try to place."""
+        return (
+            self.node is None and self.phase == "Pending" and self.volcano and not self.terminating
+        )
+
+    def task(self) -> Task:
+        return Task(
+            f"pod {self.namespace}/{self.name}",
+            self.group or "",
+            self.name,
+            self.request,
+            self.placement,
+        )
+
+
+@dataclass
+class SnapGroup:
+    """A PodGroup of another job."""
+
+    namespace: str
+    name: str
+    queue: str
+    phase: str
+    min_member: int
+    min_raw: Mapping[str, Quantity] | None
+    created: str
+    obj: Mapping[str, Any] | None = None
+    # Attached while the snapshot is read, never changed after: the figures below are
+    # computed once.
+    pods: list[SnapPod] = field(default_factory=list)
+
+    @property
+    def key(self) -> str:
+        return f"{self.namespace}/{self.name}"
+
+    @cached_property
+    def min_res(self) -> Res:
+        return to_res(self.min_raw) if self.min_raw is not None else {}
+
+    @cached_property
+    def allocated(self) -> Res:
+        return add_res(*(p.request for p in self.pods if p.allocated))
+
+    @cached_property
+    def allocated_tasks(self) -> int:
+        return sum(1 for p in self.pods if p.allocated)
+
+    @cached_property
+    def ready_tasks(self) -> int:
+        return sum(1 for p in self.pods if p.allocated or p.phase == "Succeeded")
+
+    @cached_property
+    def pending_pods(self) -> list[SnapPod]:
+        return sorted((p for p in self.pods if p.pending), key=lambda p: (p.created, p.name))
+
+    @cached_property
+    def live_pods(self) -> int:
+        return sum(1 for p in self.pods if not p.terminal)
+
+    @property
+    def inqueue(self) -> bool:
+        return self.phase == "Inqueue" and self.min_raw is not None
+
+    @property
+    def running_reserved(self) -> bool:
+        """Running and holding its reservation (``allocated tasks >= minMember``)."""
+        return (
+            self.phase == "Running"
+            and self.min_raw is not None
+            and self.allocated_tasks >= self.min_member
+        )
+
+    @property
+    def is_pending(self) -> bool:
+        return self.phase in ("", "Pending")
+
+
+@dataclass(frozen=True)
+class QueueView:
+    """A queue as the scheduler will see it once this stack is applied."""
+
+    name: str
+    state: str | None  # None: created by this stack, the controller opens it
+    capability_raw: Mapping[str, Quantity]
+    guarantee: Res
+    weight: int
+    declared: bool
+    observed: bool
+
+    @property
+    def capability(self) -> Res:
+        return to_res(self.capability_raw)
+
+    @property
+    def open(self) -> bool:
+        return self.state is None or self.state == "Open"
+
+
+DEFAULT_QUEUE = QueueView("default", "Open", {}, {}, 1, False, False)
+
+
+def quantities_of(raw: object) -> dict[str, Quantity]:
+    """Parse a resource list of a snapshot object.
+
+    The API server only stores valid quantities; anything else (a hand-edited snapshot)
+    is skipped rather than failing the whole preflight.
+    """
+    out: dict[str, Quantity] = {}
+    if isinstance(raw, Mapping):
+        for key, value in raw.items():
+            try:
+                out[str(key)] = Quantity.parse(value)
+            except QuantityError:
+                continue
+    return out
+
+
+def pod_request(spec: Mapping[str, Any]) -> Res | None:
+    """Volcano's ``GetPodResourceRequest``: the effective request plus ``pods: 1``."""
+    try:
+        model = PodSpec.model_validate(spec)
+    except ValidationError:
+        return None
+    request = to_res(effective_pod_requests(model, "pod").requests)
+    request["pods"] = 1
+    return request
+
+
+def meta_of(obj: Mapping[str, Any]) -> Mapping[str, Any]:
+    meta = obj.get("metadata")
+    return meta if isinstance(meta, Mapping) else {}
+
+
+def spec_of(obj: Mapping[str, Any]) -> Mapping[str, Any]:
+    spec = obj.get("spec")
+    return spec if isinstance(spec, Mapping) else {}
+
+
+def status_of(obj: Mapping[str, Any]) -> Mapping[str, Any]:
+    status = obj.get("status")
+    return status if isinstance(status, Mapping) else {}
+
+
+@dataclass(frozen=True)
+class ParsedNode:
+    """A Node of the snapshot, read once."""
+
+    name: str
+    allocatable: Res
+    labels: Mapping[str, str]
+    taints: tuple[Mapping[str, Any], ...]
+    unschedulable: bool
+
+
+@dataclass(frozen=True)
+class ParsedSnapshot:
+    """Everything of a snapshot that does not depend on the job judged.
+
+    ``shared`` memoizes the cluster as every job of a stack sees it, per set of declared
+    queues (see :func:`shared_cluster`).
+    """
+
+    # (namespace, PodGroup annotation, the pod or None when unreadable, "ns/name")
+    pods: tuple[tuple[str, str | None, SnapPod | None, str], ...]
+    nodes: tuple[ParsedNode, ...]
+    groups: tuple[SnapGroup, ...]  # oldest first, their pods attached
+    queues: Mapping[str, QueueView]
+    has_queues: bool
+    # (namespace, PodGroup name) of every PodGroup and every pod's group annotation.
+    owners: frozenset[tuple[str, str]]
+    shared: dict[tuple[str, ...], tuple[tuple[QueueDecl, ...], Shared]] = field(
+        default_factory=dict, compare=False
+    )
+
+
+# Snapshots are read once per planning pass, not once per job: a few recent ones, by
+# identity (a ClusterSnapshot holds a dict, so it has no value hash). The entries keep
+# their snapshot alive, so an id is never reused while it is cached.
+PARSED_CACHE: list[tuple[ClusterSnapshot, ParsedSnapshot]] = []
+
+PARSED_CACHE_SIZE = 4
+
+
+def parse_snapshot(snapshot: ClusterSnapshot) -> ParsedSnapshot:
+    for cached, parsed in PARSED_CACHE:
+        if cached is snapshot:
+            return parsed
+    parsed = parse_snapshot_uncached(snapshot)
+    PARSED_CACHE.insert(0, (snapshot, parsed))
+    for _, dropped in PARSED_CACHE[PARSED_CACHE_SIZE:]:
+        # Each Shared refers back to its snapshot, and each ranking to its orders: break
+        # both cycles, so that what is dropped is freed at once (see Ranking.release).
+        for _, shared in dropped.shared.values():
+            shared.ranking.release()
+        dropped.shared.clear()
+    del PARSED_CACHE[PARSED_CACHE_SIZE:]
+    return parsed
+
+
+def parse_snapshot_uncached(snapshot: ClusterSnapshot) -> ParsedSnapshot:
+    pods: list[tuple[str, str | None, SnapPod | None, str]] = []
+    owners: set[tuple[str, str]] = set()
+    for obj in snapshot.of_kind("Pod"):
+        meta, spec, status = meta_of(obj), spec_of(obj), status_of(obj)
+        namespace = str(meta.get("namespace") or "default")
+        annotations = meta.get("annotations") or {}
+        group = annotations.get(GROUP_NAME_ANNOTATION) if isinstance(annotations, Mapping) else None
+        if group is not None:
+            owners.add((namespace, group))
+        label = f"{namespace}/{meta.get('name')}"
+        request = pod_request(spec)
+        if request is None:
+            pods.append((namespace, group, None, label))
+            continue
+        pod = SnapPod(
+            namespace=namespace,
+            name=str(meta.get("name")),
+            node=str(spec["nodeName"]) if spec.get("nodeName") else None,
+            phase=str(status.get("phase") or "Pending"),
+            terminating=bool(meta.get("deletionTimestamp")),
+            group=str(group) if group else None,
+            volcano=spec.get("schedulerName") == SCHEDULER,
+            request=request,
+            placement=Placement.of(spec),
+            created=str(meta.get("creationTimestamp") or ""),
+        )
+        pods.append((namespace, group, pod, label))
+
+    nodes: list[ParsedNode] = []
+    for obj in snapshot.of_kind("Node"):
+        meta, spec, status = meta_of(obj), spec_of(obj), status_of(obj)
+        raw = status.get("allocatable") or status.get("capacity") or {}
+        labels = meta.get("labels") or {}
+        nodes.append(
+            ParsedNode(
+                name=str(meta.get("name")),
+                allocatable=to_res(quantities_of(raw)),
+                labels={str(k): str(v) for k, v in labels.items()}
+                if isinstance(labels, Mapping)
+                else {},
+                taints=tuple(t for t in spec.get("taints") or () if isinstance(t, Mapping)),
+                unschedulable=bool(spec.get("unschedulable")),
+            )
+        )
+
+    groups: list[SnapGroup] = []
+    for obj in snapshot.of_kind("PodGroup"):
+        meta, spec, status = meta_of(obj), spec_of(obj), status_of(obj)
+        min_raw = spec.get("minResources")
+        group = SnapGroup(
+            obj=obj,
+            namespace=str(meta.get("namespace") or "default"),
+            name=str(meta.get("name")),
+            queue=str(spec.get("queue") or "default"),
+            phase=str(status.get("phase") or "Pending"),
+            min_member=int(spec.get("minMember") or 0),
+            min_raw=quantities_of(min_raw) if isinstance(min_raw, Mapping) else None,
+            created=str(meta.get("creationTimestamp") or ""),
+        )
+        groups.append(group)
+        owners.add((group.namespace, group.name))
+
+    queues: dict[str, QueueView] = {}
+    for obj in snapshot.of_kind("Queue"):
+        meta, spec, status = meta_of(obj), spec_of(obj), status_of(obj)
+        name = str(meta.get("name"))
+        guarantee = spec.get("guarantee") or {}
+        queues[name] = QueueView(
+            name=name,
+            state=str(status.get("state") or ""),
+            capability_raw=quantities_of(spec.get("capability")),
+            guarantee=to_res(
+                quantities_of(guarantee.get("resource") if isinstance(guarantee, Mapping) else {})
+            ),
+            weight=queue_weight(spec.get("weight")),
+            declared=False,
+            observed=True,
+        )
+    by_key = {(g.namespace, g.name): g for g in groups}
+    for _, _, snap_pod, _ in pods:
+        if snap_pod is not None and snap_pod.group is not None:
+            owner = by_key.get((snap_pod.namespace, snap_pod.group))
+            if owner is not None:
+                owner.pods.append(snap_pod)
+    groups.sort(key=lambda g: (g.created, g.namespace, g.name))
+    return ParsedSnapshot(
+        pods=tuple(pods),
+        nodes=tuple(nodes),
+        groups=tuple(groups),
+        queues=queues,
+        has_queues=snapshot.has_kind("Queue"),
+        owners=frozenset(owners),
+    )
+
+
+def held_by(pods: Iterable[SnapPod]) -> tuple[Res, Res]:
+    """What bound pods use of a node and what the terminating ones among them release.
+
+    Succeeded and Failed pods hold nothing; every other bound pod does, any scheduler.
+    """
+    live = [p for p in pods if not p.terminal]
+    return add_res(*(p.request for p in live)), add_res(*(p.request for p in live if p.terminating))
+
+
+def node_state(node: ParsedNode, pods: Sequence[SnapPod]) -> Node:
+    used, releasing = held_by(pods)
+    return Node(
+        name=node.name,
+        allocatable=dict(node.allocatable),
+        idle=sub(node.allocatable, used),
+        releasing=releasing,
+        labels=dict(node.labels),
+        taints=node.taints,
+        unschedulable=node.unschedulable,
+    )
+
+
+@dataclass
+class Shared:
+    """A snapshot with the stack's declared queues: what every job of the stack sees.
+
+    Built once per planning pass. Jobs whose own PodGroup or pods are in the snapshot
+    see it minus those (:func:`read_cluster`); the others share it whole, with the
+    gangs placed before theirs (``bases``) and the per-shape fit results (``fits``).
+
+    Attributes:
+        nodes: by name, each bound pod's request taken off ``idle``.
+        by_node: the readable bound pods per node name.
+        ranking: the nodes' ranks per kind of pod (every simulation starts from copies).
+    """
+
+    source: str
+    parsed: ParsedSnapshot
+    nodes: list[Node]
+    by_node: dict[str, list[SnapPod]]
+    pods: list[SnapPod]
+    groups: list[SnapGroup]
+    queues: dict[str, QueueView]
+    unreadable: list[tuple[str, str | None, str]]
+    ranking: Ranking
+    bases: dict[tuple[str, ...], tuple[list[Node], list[str]]] = field(default_factory=dict)
+
+    @cached_property
+    def total(self) -> Res:
+        return add_res(*(n.allocatable for n in self.nodes))
+
+    @cached_property
+    def used(self) -> Res:
+        return used_by(self.pods)
+
+    @cached_property
+    def empty(self) -> EmptyNodes:
+        """The nodes with nothing on them (the "fits no node, even empty" check)."""
+        return EmptyNodes([n.empty() for n in self.nodes])
+
+
+def used_by(pods: Iterable[SnapPod]) -> Res:
+    """What bound pods hold, summed over the cluster."""
+    return add_res(*(p.request for p in pods if p.node is not None and not p.terminal))
+
+
+def queue_weight(raw: object) -> int:
+    return raw if isinstance(raw, int) and not isinstance(raw, bool) and raw > 0 else 1
+
+
+class EmptyNodes:
+    """Nodes with nothing on them, for "fits no node, even when empty".
+
+    Nodes of one size give one answer to the resource check and one count, so both are
+    computed once per size (a cluster has a few) and the labels and taints are counted
+    per placement; answers are kept per kind of pod.
+    """
+
+    def __init__(self, nodes: list[Node]) -> None:
+        self.nodes = nodes
+        self.sizes: dict[tuple[tuple[str, Num], ...], list[Node]] = {}
+        for node in nodes:
+            self.sizes.setdefault(node.size, []).append(node)
+        self._allowed: dict[tuple[str, tuple[tuple[str, Num], ...]], int] = {}
+        self._fits: dict[tuple[Any, ...], tuple[bool, int]] = {}
+
+    def fit(self, task: Task) -> tuple[bool, int]:
+        """Whether some empty node takes ``task``, and how many such pods they hold."""
+        known = self._fits.get(task.shape)
+        if known is not None:
+            return known
+        fits, holds = False, 0
+        for size, group in self.sizes.items():
+            short, per_node = size_fit(task, group[0].allocatable)
+            if short is not None:
+                continue
+            key = (task.placement.key, size)
+            allowed = self._allowed.get(key)
+            if allowed is None:
+                allowed = self._allowed[key] = sum(
+                    1 for n in group if static_failure(task, n) is None
+                )
+            if allowed:
+                fits = True
+                holds += per_node * allowed
+        self._fits[task.shape] = (fits, holds)
+        return fits, holds
+
+    def reasons(self, task: Task) -> dict[str, str]:
+        """Why each empty node refuses ``task`` (every node, when it fits none).
+
+        ``fit_failure`` on each empty node: the resource check once per size.
+        """
+        shorts = {
+            size: size_fit(task, group[0].allocatable)[0] for size, group in self.sizes.items()
+        }
+        return {
+            n.name: r
+            for n in self.nodes
+            if (r := shorts[n.size] or static_failure(task, n)) is not None
+        }
+
+
+def size_fit(task: Task, allocatable: Mapping[str, Num]) -> tuple[str | None, int]:
+    """Whether an empty node of this size is short for ``task``, and how many it holds."""
+    if not fits_in(task.request, allocatable):
+        return f"Insufficient {short_on_node(task.request, allocatable)[0]}", 0
+    if task.best_effort:
+        return None, 0
+    # ``min over resource names of allocatable // request``; floor division is exact for
+    # integers and Fractions alike.
+    return None, min(int(get(allocatable, n) // v) for n, v in task.request.items() if v > 0)

@@ -1,0 +1,3 @@
+"""Volcano's scheduler plugins of the default configuration, one module each
+(``pkg/scheduler/plugins/<name>/<name>.go``).
+"""

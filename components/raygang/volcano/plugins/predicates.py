@@ -1,0 +1,146 @@
+"""The predicates plugin: can this pod run on this node, and Volcano's words when not.
+
+Follows Volcano's ``pkg/scheduler/plugins/predicates/predicates.go`` over the kube-scheduler
+filters it calls (NodeUnschedulable, NodeAffinity, TaintToleration, NodeResourcesFit), in
+their order, and ``pkg/scheduler/api/unschedule_info.go`` for the fit error message.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from raygang.volcano.api import Node, Num, Task, fits_in, short_on_node
+
+UNSCHEDULABLE_TAINT = "node.kubernetes.io/unschedulable"
+
+
+def tolerates(toleration: Mapping[str, Any], taint: Mapping[str, Any]) -> bool:
+    """Kubernetes' ``Toleration.ToleratesTaint``."""
+    effect = toleration.get("effect") or ""
+    if effect and effect != taint.get("effect"):
+        return False
+    key = toleration.get("key") or ""
+    if key and key != taint.get("key"):
+        return False
+    if (toleration.get("operator") or "Equal") == "Exists":
+        return True
+    return str(toleration.get("value") or "") == str(taint.get("value") or "")
+
+
+def untolerated(task: Task, node: Node) -> Mapping[str, Any] | None:
+    """The first NoSchedule/NoExecute taint that no toleration matches.
+
+    Kubernetes' ``FindMatchingUntoleratedTaint``, in the node's taint order.
+    """
+    for taint in node.taints:
+        if taint.get("effect") not in ("NoSchedule", "NoExecute"):
+            continue
+        if not any(tolerates(t, taint) for t in task.placement.tolerations):
+            return taint
+    return None
+
+
+def expression_matches(expr: Mapping[str, Any], value: str | None) -> bool:
+    operator = expr.get("operator")
+    values = [str(v) for v in expr.get("values") or ()]
+    if operator == "In":
+        return value is not None and value in values
+    if operator == "NotIn":
+        return value is None or value not in values
+    if operator == "Exists":
+        return value is not None
+    if operator == "DoesNotExist":
+        return value is None
+    if operator in ("Gt", "Lt") and value is not None and len(values) == 1:
+        try:
+            left, right = int(value), int(values[0])
+        except ValueError:
+            return False
+        return left > right if operator == "Gt" else left < right
+    return False
+
+
+def term_matches(term: Mapping[str, Any], node: Node) -> bool:
+    expressions = [e for e in term.get("matchExpressions") or () if isinstance(e, Mapping)]
+    fields = [e for e in term.get("matchFields") or () if isinstance(e, Mapping)]
+    if not expressions and not fields:
+        # An empty term matches no node (Kubernetes' NodeSelectorTerm semantics).
+        return False
+    if not all(expression_matches(e, node.labels.get(str(e.get("key")))) for e in expressions):
+        return False
+    return all(
+        expression_matches(e, node.name if e.get("key") == "metadata.name" else None)
+        for e in fields
+    )
+
+
+def selects(task: Task, node: Node) -> bool:
+    """The NodeAffinity filter: nodeSelector and required node affinity."""
+    if any(node.labels.get(k) != v for k, v in task.placement.node_selector.items()):
+        return False
+    terms = task.placement.required_terms
+    return terms is None or any(term_matches(t, node) for t in terms)
+
+
+# static_failure per (placement, node): labels, taints and cordons are the same in every
+# copy of a node, and a stack's pods share a handful of placements.
+STATIC: dict[tuple[str, int], str | None] = {}
+
+STATIC_KEPT = 1 << 18
+
+
+def static_failure(task: Task, node: Node) -> str | None:
+    """``static_uncached``, remembered per kind of placement and node."""
+    key = (task.placement.key, node.static_id)
+    try:
+        return STATIC[key]
+    except KeyError:
+        pass
+    if len(STATIC) >= STATIC_KEPT:
+        STATIC.clear()
+    reason = STATIC[key] = static_uncached(task, node)
+    return reason
+
+
+def static_uncached(task: Task, node: Node) -> str | None:
+    """The predicates plugin's stable filters, each stopping at its first failure.
+
+    NodeUnschedulable (a cordon, unless tolerated), NodeAffinity (nodeSelector and
+    required node affinity), TaintToleration (NoSchedule and NoExecute taints).
+    """
+    if node.unschedulable and not any(
+        tolerates(t, {"key": UNSCHEDULABLE_TAINT, "effect": "NoSchedule"})
+        for t in task.placement.tolerations
+    ):
+        return "node(s) were unschedulable"
+    if not selects(task, node):
+        return "node(s) didn't match Pod's node affinity/selector"
+    taint = untolerated(task, node)
+    if taint is not None:
+        key, value = taint.get("key", ""), taint.get("value") or ""
+        return f"node(s) had untolerated taint {{{key}: {value}}}"
+    return None
+
+
+def fit_failure(task: Task, node: Node, free: Mapping[str, Num] | None = None) -> str | None:
+    """Why ``task`` cannot go on ``node``, in Volcano's order and words; None if it fits.
+
+    Allocate's own resource check against FutureIdle comes first (``Insufficient``
+    names the first short resource), then the predicates.
+    """
+    room = node.future_idle() if free is None else free
+    if not fits_in(task.request, room):
+        return f"Insufficient {short_on_node(task.request, room)[0]}"
+    return static_failure(task, node)
+
+
+def fit_error_message(reasons: Mapping[str, str], total_nodes: int) -> str:
+    """``FitErrors.Error()``: ``0/N nodes are unavailable: <count> <reason>, ....``."""
+    histogram: dict[str, int] = {}
+    for reason in reasons.values():
+        histogram[reason] = histogram.get(reason, 0) + 1
+    parts = sorted(f"{count} {reason}" for reason, count in histogram.items())
+    if not parts:
+        return f"0/{total_nodes} nodes are unavailable"
+    return f"0/{total_nodes} nodes are unavailable: {', '.join(parts)}."
