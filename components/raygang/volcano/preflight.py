@@ -3,7 +3,7 @@
 ``preflight_job`` replays, offline, what Volcano's scheduler does with the PodGroup
 ``ray-<job>-pg`` under its **default configuration** (actions ``enqueue, allocate,
 backfill``; plugins priority, gang, conformance, overcommit, drf, predicates,
-proportion, nodeorder; research ``volcano.md`` §2 and §13):
+proportion, nodeorder: ``defaultSchedulerConf`` in Volcano's ``pkg/scheduler/util.go``):
 
 1. **Wiring**: the PodGroup webhook refuses a queue that does not exist or is not
    ``Open`` (the ``up`` would fail there, before any pod exists).
@@ -20,7 +20,8 @@ proportion, nodeorder; research ``volcano.md`` §2 and §13):
    RayCluster to be ready and the submitter is what runs the job.
 
 Every quantity is compared in Volcano's internal units (milli-cpu, bytes, whole pods,
-milli-units for extended resources; research §8) as exact integers or fractions.
+milli-units for extended resources: ``pkg/scheduler/api/resource_info.go``) as exact
+integers or fractions.
 
 Decisions worth knowing:
 
@@ -653,7 +654,7 @@ class _Preflight:
         )
 
     def blockers(self, names: Sequence[str], queue: str | None) -> list[str]:
-        """Reservations that hold the short resources, stale ones first (research §14.3)."""
+        """Reservations that hold the short resources, stale ones first."""
         assert self.cluster is not None
         out = []
         for group in self.cluster.groups:

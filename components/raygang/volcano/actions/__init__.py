@@ -1,2 +1,1 @@
-"""Volcano's scheduler actions, one module each (``pkg/scheduler/actions/<name>/<name>.go``).
-"""
+"""Volcano's scheduler actions, one module each (``pkg/scheduler/actions/<name>/<name>.go``)."""

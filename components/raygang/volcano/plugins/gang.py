@@ -13,7 +13,7 @@ from raygang.volcano.api import Task
 def gang_condition(
     min_member: int, pods: int, placed: int, failed: Task | None, fit_message: str
 ) -> str:
-    """The PodGroup condition gang writes when a gang cannot be placed (research §5).
+    """The PodGroup condition gang writes when a gang cannot be placed (``OnSessionClose``).
 
     ``<minMember - placed>/<pods> tasks in gang unschedulable: pod group is not ready,
     <status histogram>; Pending: <reasons>. Origin reason is <pod>: <fit errors>``; Go
