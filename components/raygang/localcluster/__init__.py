@@ -1,0 +1,37 @@
+"""A real Kubernetes control plane with Volcano and KubeRay on loopback, for tests.
+
+Usable from a user's own test suite as from ours::
+
+    from raygang.localcluster import LocalCluster, NodeShape
+
+    with LocalCluster(bin_dir, share_dir, nodes=[NodeShape("n0", cpu="8", memory="32Gi")]) as c:
+        c.kubectl("get", "nodes")          # c.kubeconfig is an admin kubeconfig
+
+``bin_dir`` holds the binaries ``tools/build`` makes from the Go module proxy (etcd,
+kube-apiserver, kube-controller-manager, kubectl, kwok, Volcano's scheduler and
+controller-manager, KubeRay's ray-operator); ``share_dir`` the CRDs of those releases and kwok's stages. From a
+checkout both default to ``.tools/`` (see :func:`default_paths`). Command line:
+``python -m raygang.localcluster --help``.
+"""
+
+from raygang.localcluster._cluster import (
+    DEFAULT_NODES,
+    KWOK_ANNOTATION,
+    LocalCluster,
+    NodeShape,
+    Versions,
+    wait_until,
+)
+from raygang.localcluster._errors import ClusterError
+from raygang.localcluster._paths import default_paths
+
+__all__ = [
+    "DEFAULT_NODES",
+    "KWOK_ANNOTATION",
+    "ClusterError",
+    "LocalCluster",
+    "NodeShape",
+    "Versions",
+    "default_paths",
+    "wait_until",
+]
