@@ -7,7 +7,7 @@ HASH   := $(shell cat pyproject.toml | sha1sum | cut -c1-12)
 CORE   := $(VENV)/.core-$(HASH)
 FULL   := $(VENV)/.test-$(HASH)
 
-.PHONY: plan test check bench clean tools
+.PHONY: plan test check bench clean tools try
 
 # The real systems of the end-to-end tier (Kubernetes, Volcano, KubeRay, kwok, Pulumi), built
 # from the Go module proxy into a cache keyed on each module's go.sum (tools/build).
@@ -20,7 +20,7 @@ $(CORE):
 	@touch $@
 
 $(FULL): $(CORE)
-	@$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test,bench]'
+	@$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test,bench,live]'
 	@touch $@
 
 ## plan: the offline plan of the sample stack (dev); pass options with ARGS="--format json"
@@ -34,6 +34,11 @@ test: $(FULL) tools
 	$(BIN)/ruff check components tests benchmarks __main__.py
 	$(BIN)/ruff format --check components tests benchmarks __main__.py
 	$(BIN)/mypy
+
+## try: a local control plane (Volcano, KubeRay, fake nodes) and `pulumi up` of the dev stack;
+## Ctrl-C stops it. STACK=ml-platform for the other stack.
+try: $(FULL) tools
+	$(BIN)/python -m raygang.localcluster try --stack $(or $(STACK),dev)
 
 ## bench: benchmarks with ratios against baselines measured in the same run
 bench: $(FULL)

@@ -7,18 +7,13 @@ of the tier fails with the reason (it is never skipped silently).
 
 from __future__ import annotations
 
-import json
 import os
-import shutil
-import subprocess
-from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
-
-from raygang.localcluster import LocalCluster, NodeShape
+from raygang.localcluster import LocalCluster, LocalPulumi, NodeShape, copy_project, local_pulumi
 
 REPO = Path(__file__).resolve().parents[2]
 TOOLS = Path(os.environ.get("RAYGANG_TOOLS", REPO / ".tools"))
@@ -35,9 +30,6 @@ REQUIRED = (
     "pulumi-language-python",
     "pulumi-resource-kubernetes",
 )
-# What our Python SDK asks the engine for; the provider we built is installed under it.
-PROVIDER_VERSION = "4.34.2"
-PULUMI_TIMEOUT_S = 600.0
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -98,48 +90,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     return report
 
 
-@dataclass
-class Pulumi:
-    """The real CLI in a copy of our project, with a local backend and its own home."""
-
-    project: Path
-    env: dict[str, str]
-
-    def run(
-        self,
-        *args: str,
-        check: bool = True,
-        timeout: float = PULUMI_TIMEOUT_S,
-        input: str | None = None,
-    ) -> subprocess.CompletedProcess[str]:
-        done = subprocess.run(
-            ["pulumi", *args, "--non-interactive"],
-            cwd=self.project,
-            env=self.env,
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            check=False,
-            input=input,
-        )
-        if check and done.returncode != 0:
-            raise AssertionError(
-                f"pulumi {' '.join(args)} exited {done.returncode}\n"
-                f"--- stdout\n{done.stdout}\n--- stderr\n{done.stderr}"
-            )
-        return done
-
-    def config_set(self, key: str, value: object, stack: str) -> None:
-        """Structured values go in as JSON (``--json``), as a user's YAML would hold them."""
-        if isinstance(value, str):
-            self.run("config", "set", "--stack", stack, key, value)
-        else:
-            self.run("config", "set", "--stack", stack, "--json", key, json.dumps(value))
-
-    def outputs(self, stack: str) -> Mapping[str, Any]:
-        done = self.run("stack", "output", "--stack", stack, "--json")
-        result: Mapping[str, Any] = json.loads(done.stdout)
-        return result
+Pulumi = LocalPulumi
 
 
 def make_pulumi(
@@ -147,35 +98,8 @@ def make_pulumi(
     cluster: LocalCluster,
     workdir: Path,
     stacks: Sequence[str] = ("dev",),
-) -> Pulumi:
+) -> LocalPulumi:
+    """The real CLI in a copy of our project (stack init writes into the stack files)."""
     bin_dir, _ = tools
-    project = workdir / "project"
-    project.mkdir()
-    for name in ("Pulumi.yaml", "__main__.py"):
-        shutil.copy2(REPO / name, project / name)
-    shutil.copytree(REPO / "stacks", project / "stacks")
-    # Pulumi.yaml names `.venv` as the program's virtualenv: ours, with raygang installed.
-    (project / ".venv").symlink_to(REPO / ".venv")
-    home = workdir / "pulumi-home"
-    state = workdir / "state"
-    state.mkdir()
-    env = {
-        **os.environ,
-        "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",
-        "PULUMI_HOME": str(home),
-        "PULUMI_BACKEND_URL": f"file://{state}",
-        "PULUMI_CONFIG_PASSPHRASE": "raygang-e2e",
-        "PULUMI_SKIP_UPDATE_CHECK": "true",
-        "PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION": "true",
-        "PULUMI_IGNORE_AMBIENT_PLUGINS": "true",
-        "PULUMI_AUTOMATION_API_SKIP_VERSION_CHECK": "true",
-        "KUBECONFIG": str(cluster.kubeconfig),
-    }
-    pulumi = Pulumi(project, env)
-    pulumi.run(
-        "plugin", "install", "resource", "kubernetes", PROVIDER_VERSION,
-        "--file", str(bin_dir / "pulumi-resource-kubernetes"),
-    )  # fmt: skip
-    for stack in stacks:
-        pulumi.run("stack", "init", stack)
-    return pulumi
+    project = copy_project(REPO, workdir / "project")
+    return local_pulumi(bin_dir, cluster.kubeconfig, project, workdir, stacks)

@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 import yaml
-
 from raygang.localcluster import LocalCluster, wait_until
+
 from tests.e2e.conftest import Pulumi, make_pulumi
 
 pytestmark = pytest.mark.e2e
@@ -134,10 +134,12 @@ def test_b_up_volcano_admits_the_gang_before_the_submitter_exists(
 
     # The real Volcano placed the whole gang: the PodGroup left Pending and Inqueue.
     wait_until(
-        lambda: cluster.get("podgroups.scheduling.volcano.sh", PG, "-n", NS)
-        .get("status", {})
-        .get("phase")
-        in ("Running", "Completed"),
+        lambda: (
+            cluster.get("podgroups.scheduling.volcano.sh", PG, "-n", NS)
+            .get("status", {})
+            .get("phase")
+            in ("Running", "Completed")
+        ),
         60,
         "PodGroup Running",
     )
@@ -208,9 +210,9 @@ def test_e_live_facts_converge_once_the_job_is_done(dev: Pulumi, cluster: LocalC
     dev.run("up", "--yes", "--skip-preview", "--stack", STACK)
     # Finished, TTL passed: the cluster is gone and the gang released, as KubeRay does it.
     wait_until(
-        lambda: cluster.kubectl(
-            "get", "rayclusters.ray.io", JOB, "-n", NS, check=False
-        ).returncode != 0,
+        lambda: (
+            cluster.kubectl("get", "rayclusters.ray.io", JOB, "-n", NS, check=False).returncode != 0
+        ),
         60,
         "RayCluster deleted",
     )
@@ -223,12 +225,17 @@ def test_e_live_facts_converge_once_the_job_is_done(dev: Pulumi, cluster: LocalC
 def test_f_deleting_the_record_collects_what_it_owns(dev: Pulumi, cluster: LocalCluster) -> None:
     cluster.kubectl("delete", "configmap", JOB, "-n", NS, "--wait=true")
 
+    owned = {
+        "podgroups.scheduling.volcano.sh": PG,
+        "rayclusters.ray.io": JOB,
+        "jobs.batch": JOB,
+    }
+
     def gone() -> bool:
         left = [
             kind
-            for kind in ("podgroups.scheduling.volcano.sh", "rayclusters.ray.io", "jobs.batch")
-            if cluster.kubectl("get", kind, JOB if kind != "podgroups.scheduling.volcano.sh"
-                               else PG, "-n", NS, check=False).returncode == 0  # fmt: skip
+            for kind, name in owned.items()
+            if cluster.kubectl("get", kind, name, "-n", NS, check=False).returncode == 0
         ]
         return not left
 

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 import yaml
-
 from raygang.localcluster import LocalCluster, wait_until
+
 from tests.e2e.conftest import REPO, Pulumi, make_pulumi
 
 pytestmark = pytest.mark.e2e

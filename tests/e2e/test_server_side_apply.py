@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from raygang.localcluster import LocalCluster
+
 from tests.e2e.conftest import REPO
 
 pytestmark = pytest.mark.e2e

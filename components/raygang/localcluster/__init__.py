@@ -9,8 +9,9 @@ Usable from a user's own test suite as from ours::
 
 ``bin_dir`` holds the binaries ``tools/build`` makes from the Go module proxy (etcd,
 kube-apiserver, kube-controller-manager, kubectl, kwok, Volcano's scheduler and
-controller-manager, KubeRay's ray-operator); ``share_dir`` the CRDs of those releases and kwok's stages. From a
-checkout both default to ``.tools/`` (see :func:`default_paths`). Command line:
+controller-manager, KubeRay's ray-operator); ``share_dir`` the CRDs of those releases and
+kwok's stages. From a checkout both default to ``.tools/`` (see :func:`default_paths`).
+Command line:
 ``python -m raygang.localcluster --help``.
 """
 
@@ -24,14 +25,26 @@ from raygang.localcluster._cluster import (
 )
 from raygang.localcluster._errors import ClusterError
 from raygang.localcluster._paths import default_paths
+from raygang.localcluster._pulumi import (
+    LocalPulumi,
+    PulumiError,
+    copy_project,
+    local_pulumi,
+    provider_version,
+)
 
 __all__ = [
     "DEFAULT_NODES",
     "KWOK_ANNOTATION",
     "ClusterError",
     "LocalCluster",
+    "LocalPulumi",
     "NodeShape",
+    "PulumiError",
     "Versions",
+    "copy_project",
     "default_paths",
+    "local_pulumi",
+    "provider_version",
     "wait_until",
 ]

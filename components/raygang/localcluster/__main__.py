@@ -1,7 +1,7 @@
 """``python -m raygang.localcluster``: start the local cluster, and keep it or run a command.
 
-    python -m raygang.localcluster up                 # start, print the kubeconfig, wait for Ctrl-C
-    python -m raygang.localcluster run -- pulumi up   # start, run the command with KUBECONFIG set, stop
+python -m raygang.localcluster up                 # start, print the kubeconfig, wait for Ctrl-C
+python -m raygang.localcluster run -- pulumi up   # start, run the command with KUBECONFIG set, stop
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from pathlib import Path
 from raygang.localcluster._cluster import DEFAULT_NODES, LocalCluster, NodeShape
 from raygang.localcluster._errors import ClusterError
 from raygang.localcluster._paths import default_paths
+from raygang.localcluster._pulumi import copy_project, local_pulumi
 
 
 def _node(text: str) -> NodeShape:
@@ -44,7 +45,37 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_parser("up", help="start the cluster and wait for Ctrl-C")
     run = sub.add_parser("run", help="start the cluster, run a command, stop")
     run.add_argument("argv", nargs=argparse.REMAINDER, help="the command (after --)")
+    try_ = sub.add_parser(
+        "try", help="start the cluster, `pulumi up` a stack of the project here, wait for Ctrl-C"
+    )
+    try_.add_argument("--stack", default="dev")
+    try_.add_argument("--project", type=Path, default=Path.cwd(), help="default: here")
+    try_.add_argument("--no-wait", action="store_true", help="stop once `pulumi up` is done")
     return p
+
+
+def _try(cluster: LocalCluster, bin_dir: Path, args: argparse.Namespace) -> int:
+    """`pulumi up` of a copy of the project (stack init writes into its stack files) with a
+    local backend in the cluster's work directory."""
+    project = copy_project(args.project, cluster.workdir / "project")
+    pulumi = local_pulumi(bin_dir, cluster.kubeconfig, project, cluster.workdir, [args.stack])
+    print(f"pulumi up --stack {args.stack} (in {project})", file=sys.stderr)
+    up = ["pulumi", "up", "--yes", "--stack", args.stack, "--non-interactive"]
+    code = subprocess.run(up, cwd=project, env=pulumi.env, check=False).returncode
+    print(
+        f"\nThe cluster stays up until Ctrl-C. In another shell:\n"
+        f"  export KUBECONFIG={cluster.kubeconfig} PATH={bin_dir}:$PATH\n"
+        f"  kubectl get queues,podgroups,rayclusters,jobs,pods -A\n"
+        f"  cd {project} && PULUMI_BACKEND_URL={pulumi.env['PULUMI_BACKEND_URL']} "
+        f"PULUMI_HOME={pulumi.env['PULUMI_HOME']} PULUMI_CONFIG_PASSPHRASE="
+        f"{pulumi.env['PULUMI_CONFIG_PASSPHRASE']} pulumi preview --diff --stack {args.stack}",
+        file=sys.stderr,
+    )
+    if args.no_wait:
+        return code
+    while True:
+        time.sleep(2)
+        cluster.check()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -64,6 +95,8 @@ def main(argv: list[str] | None = None) -> int:
                   file=sys.stderr)  # fmt: skip
             print(f"export KUBECONFIG={cluster.kubeconfig}")
             sys.stdout.flush()
+            if args.command == "try":
+                return _try(cluster, bin_dir, args)
             if args.command == "run":
                 command = [a for a in args.argv if a != "--"] or ["true"]
                 env = {**os.environ, **cluster.env()}

@@ -32,9 +32,12 @@ _SERVICE_CIDR = "10.96.0.0/16"
 _START_TIMEOUT_S = 90.0
 
 # The controllers a batch job needs: Jobs and their pods, owner-reference garbage collection,
-# namespace deletion, the default ServiceAccount of each namespace, TTL of finished Jobs, and
-# the kube-root-ca.crt ConfigMap that projected service-account volumes read.
+# namespace deletion, the default ServiceAccount of each namespace, TTL of finished Jobs, the
+# kube-root-ca.crt ConfigMap that projected service-account volumes read, and node lifecycle
+# (it lifts the not-ready taint the API server puts on every new node once kwok reports it
+# Ready; without it nothing schedules).
 KCM_CONTROLLERS = (
+    "node-lifecycle-controller",
     "job-controller",
     "garbage-collector-controller",
     "namespace-controller",
@@ -362,7 +365,7 @@ class LocalCluster:
             if not folder.is_dir():
                 raise ClusterError("crds", None, f"no CRD folder {folder}: run `make tools`")
             self.kubectl("apply", "--server-side", "--field-manager=raygang-harness",
-                         "-f", str(folder), timeout=120)  # fmt: skip
+                         "-f", str(folder.resolve()), timeout=120)  # fmt: skip
         if folders:
             self.kubectl("wait", "--for=condition=Established", "crd", "--all",
                          f"--timeout={int(self.start_timeout)}s",
@@ -483,7 +486,7 @@ class LocalCluster:
 
 
 def _http(url: str, context: ssl.SSLContext | None = None) -> bytes:
-    with urllib.request.urlopen(url, timeout=5, context=context) as response:  # noqa: S310
+    with urllib.request.urlopen(url, timeout=5, context=context) as response:
         body: bytes = response.read()
         return body.strip()
 

@@ -103,7 +103,7 @@ class Supervisor:
             try:
                 if ready():
                     return
-            except Exception:  # noqa: S110 - not ready yet, whatever the probe met
+            except Exception:
                 pass
             if time.monotonic() > deadline:
                 raise ClusterError(process.name, process.log, f"not {what} after {timeout:.0f} s")
