@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from raygang.kube.quantity import Quantity, format_resource_list
 from raygang.kuberay.gang import (
     Accounting,
+    GangOverflow,
     compute_gang,
     desired_worker_replicas,
     kuberay_gang_for_cluster,
@@ -227,9 +228,60 @@ class TestReplicaCounts:
         ]
         assert sum(min_worker_replicas(g) for g in built) == expected
 
-    def test_min_member_wraps_like_int32_in_kuberay_mode(self) -> None:
+    @pytest.mark.parametrize("accounting", list(Accounting))
+    def test_replicas_times_hosts_beyond_int32_is_refused_not_wrapped(
+        self, accounting: Accounting
+    ) -> None:
+        # KubeRay's Go arithmetic wraps to -2 here; raygang refuses before multiplying.
         w = worker("w", 2147483647, 0, 2147483647, 2, [container("w", {"cpu": "1"})])
-        assert kuberay(rayjob(workers=[w], mode="HTTPMode"))[0] == -1
+        with pytest.raises(GangOverflow) as info:
+            compute_gang(job_of(rayjob(workers=[w])), accounting)
+        assert str(info.value).startswith(
+            "worker group w: replicas (within [minReplicas, maxReplicas]) 2147483647 × "
+            "numOfHosts 2 = 4294967294 pods is more than 2147483647, the largest int32"
+        )
+        assert info.value.path == "spec.rayClusterSpec.workerGroupSpecs[0]"
+        assert info.value.accepted.endswith(
+            "with numOfHosts 2, replicas (within [minReplicas, maxReplicas]) at most 1073741823"
+        )
+
+    @pytest.mark.parametrize("accounting", list(Accounting))
+    def test_min_member_sum_beyond_int32_is_refused(self, accounting: Accounting) -> None:
+        # 1 head + 2147483647 workers: KubeRay's int32 sum wraps to -2147483648.
+        w = worker("w", 2147483647, 0, None, 1, [container("w", {"cpu": "1"})])
+        with pytest.raises(GangOverflow) as info:
+            compute_gang(job_of(rayjob(workers=[w])), accounting)
+        assert str(info.value).startswith(
+            "minMember would be 1 + 2147483647 (worker group w) = 2147483648, more than 2147483647"
+        )
+        assert "at most 2147483646 more from this group" in info.value.accepted
+
+    @pytest.mark.parametrize("accounting", list(Accounting))
+    def test_resource_product_beyond_the_quantity_range_is_refused(
+        self, accounting: Accounting
+    ) -> None:
+        w = worker("w", 100000, 0, None, 1, [container("w", {"cpu": "1P"})])
+        with pytest.raises(GangOverflow) as info:
+            compute_gang(job_of(rayjob(workers=[w])), accounting)
+        assert str(info.value) == (
+            "worker group w: 100000 pods × cpu 1P = 100E is more than 9223372036854775807 "
+            "(2^63-1), the largest quantity Kubernetes accepts"
+        )
+        assert (
+            info.value.accepted
+            == "at most 9223 pods of this group with cpu 1P each, or less cpu per pod"
+        )
+
+    @pytest.mark.parametrize("accounting", list(Accounting))
+    def test_summed_resources_beyond_the_quantity_range_are_refused(
+        self, accounting: Accounting
+    ) -> None:
+        head = [container("head", {"cpu": "8E"})]
+        w = worker("w", 1, 0, None, 1, [container("w", {"cpu": "8E"})])
+        with pytest.raises(
+            GangOverflow, match=r"minResources cpu would be 16(E|0{18}500m), more than"
+        ):
+            compute_gang(job_of(rayjob(head=head, workers=[w])), accounting)
 
 
 class TestCalculateResources:
@@ -249,10 +301,11 @@ class TestCalculateResources:
             ),
             ([(2, 3, 0, "2", "200Mi", True)], ("1", "100Mi"), ("1", "100Mi")),
             ([(1, 3, 2, "4", "200Mi", True)], ("1", "100Mi"), ("1", "100Mi")),
+            # R6 (2147483647 replicas) is refused instead: minMember would pass int32.
             (
-                [(1, 2147483647, 2147483647, "1", "0", None)],
-                ("2147483648", "100Mi"),
-                ("2147483648", "100Mi"),
+                [(1, 2147483646, 2147483646, "1", "0", None)],
+                ("2147483647", "100Mi"),
+                ("2147483647", "100Mi"),
             ),
         ],
     )
@@ -736,3 +789,22 @@ class TestEffectiveDominatesKubeRay:
         zero = Quantity.zero()
         for name, value in theirs.min_resources.items():
             assert ours.min_resources.get(name, zero) >= value, name
+
+
+def test_planning_refuses_a_resource_overflow_naming_the_group_and_what_fits() -> None:
+    from raygang.kube.errors import SpecError
+    from raygang.kuberay.settings import JobSettings
+    from raygang.plan import plan_job
+    from raygang.rayjob.validate import load_rayjob
+
+    w = worker("w", 100000, 0, None, 1, [container("w", {"cpu": "1P"})])
+    item = load_rayjob(rayjob(workers=[w]), "jobs/big.yaml")
+    with pytest.raises(SpecError) as info:
+        plan_job(item, JobSettings())
+    (problem,) = info.value.problems
+    assert str(problem) == (
+        "jobs/big.yaml: spec.rayClusterSpec.workerGroupSpecs[0]: worker group w: 100000 pods × "
+        "cpu 1P = 100E is more than 9223372036854775807 (2^63-1), the largest quantity "
+        "Kubernetes accepts (accepted: at most 9223 pods of this group with cpu 1P each, or "
+        "less cpu per pod)"
+    )

@@ -64,9 +64,12 @@ def plan_job(
             if settings.accounting is Accounting.KUBERAY
             else compute_gang(job, Accounting.KUBERAY)
         )
-    except OverflowError as exc:
+    except OverflowError as exc:  # GangOverflow names the field and what is accepted
         raise SpecError.one(
-            item.source, "spec.rayClusterSpec.workerGroupSpecs", str(exc), "fewer replicas or hosts"
+            item.source,
+            getattr(exc, "path", "spec.rayClusterSpec.workerGroupSpecs"),
+            str(exc),
+            getattr(exc, "accepted", "fewer replicas or hosts"),
         ) from None
     spec = item.spec_view()
     try:

@@ -30,8 +30,10 @@ from raygang.rayjob.spec import RayClusterSpec, RayJob, WorkerGroupSpec
 __all__ = [
     "DEFAULT_AUTOSCALER_RESOURCES",
     "DEFAULT_SUBMITTER_RESOURCES",
+    "QUANTITY_MAX",
     "Accounting",
     "Gang",
+    "GangOverflow",
     "GangShare",
     "autoscaling_enabled",
     "compute_gang",
@@ -44,6 +46,26 @@ ResourceMap = dict[str, Quantity]
 
 HEAD_GROUP = "headgroup"
 SUBMITTER_GROUP = "submittergroup"
+
+#: Kubernetes' limit for a quantity: "no quantity may represent a number greater than 2^63-1
+#: in magnitude" (the Quantity type's documentation). Volcano reads minResources into int64s.
+QUANTITY_MAX = 2**63 - 1
+
+_GROUPS_PATH = "spec.rayClusterSpec.workerGroupSpecs"
+
+
+class GangOverflow(OverflowError):
+    """A gang number that does not fit its type: refused before it is computed.
+
+    Attributes:
+        path: the field the number comes from.
+        accepted: what would be accepted instead.
+    """
+
+    def __init__(self, message: str, path: str, accepted: str) -> None:
+        super().__init__(message)
+        self.path = path
+        self.accepted = accepted
 
 
 def _resources(requests: Mapping[str, str], limits: Mapping[str, str]) -> ResourceRequirements:
@@ -117,9 +139,71 @@ class Gang:
         return ", ".join(parts)
 
 
-def _int32(value: int) -> int:
-    """Wrap like Go's int32 arithmetic, which KubeRay's replica sums use."""
-    return (value + 2**31) % 2**32 - 2**31
+def _group_path(group: WorkerGroupSpec, index: int | None) -> str:
+    return (
+        f"{_GROUPS_PATH}[{index}]" if index is not None else f"{_GROUPS_PATH}[{group.group_name}]"
+    )
+
+
+def _pods(group: WorkerGroupSpec, replicas: int, what: str, index: int | None = None) -> int:
+    """``replicas × numOfHosts``, refused when it would not fit an int32 (Go wraps it)."""
+    hosts = group.num_of_hosts
+    if hosts > 0 and replicas > INT32_MAX // hosts:
+        raise GangOverflow(
+            f"worker group {group.group_name}: {what} {replicas} × numOfHosts {hosts} = "
+            f"{replicas * hosts} pods is more than {INT32_MAX}, the largest int32 (the type of "
+            "the PodGroup's minMember and of KubeRay's replica counts)",
+            _group_path(group, index),
+            f"{what} × numOfHosts at most {INT32_MAX}: with numOfHosts {hosts}, {what} at most "
+            f"{INT32_MAX // hosts}",
+        )
+    return replicas * hosts
+
+
+def _add_members(members: int, count: int, group: WorkerGroupSpec, index: int | None) -> int:
+    """The running ``minMember`` sum, refused before it passes the int32 maximum."""
+    if count > INT32_MAX - members:
+        raise GangOverflow(
+            f"minMember would be {members} + {count} (worker group {group.group_name}) = "
+            f"{members + count}, more than {INT32_MAX}, the largest int32 (the PodGroup's "
+            "minMember type)",
+            _group_path(group, index),
+            f"at most {INT32_MAX} pods in the gang, the head included: at most "
+            f"{INT32_MAX - members} more from this group",
+        )
+    return members + count
+
+
+def _scaled(
+    per_pod: Mapping[str, Quantity], count: int, group: WorkerGroupSpec, index: int | None
+) -> ResourceMap:
+    """``per_pod × count``, refused before any product passes the quantity range."""
+    for name, quantity in per_pod.items():
+        if count and quantity.value * count > QUANTITY_MAX:
+            most = int(QUANTITY_MAX // quantity.value)
+            raise GangOverflow(
+                f"worker group {group.group_name}: {count} pods × {name} {quantity} = "
+                f"{quantity * count} is more than {QUANTITY_MAX} (2^63-1), the largest "
+                "quantity Kubernetes accepts",
+                _group_path(group, index),
+                f"at most {most} pods of this group with {name} {quantity} each, or less "
+                f"{name} per pod",
+            )
+    return scale_resource_list(per_pod, count)
+
+
+def _checked_sum(lists: list[ResourceMap]) -> ResourceMap:
+    """The summed ``minResources``, refused when a total passes the quantity range."""
+    total = _sum(lists)
+    for name, quantity in total.items():
+        if quantity.value > QUANTITY_MAX:
+            raise GangOverflow(
+                f"minResources {name} would be {quantity}, more than {QUANTITY_MAX} (2^63-1), "
+                "the largest quantity Kubernetes accepts",
+                "spec.rayClusterSpec",
+                f"pods whose {name} adds up to at most {QUANTITY_MAX}",
+            )
+    return total
 
 
 def autoscaling_enabled(cluster: RayClusterSpec) -> bool:
@@ -127,8 +211,12 @@ def autoscaling_enabled(cluster: RayClusterSpec) -> bool:
     return cluster.enable_in_tree_autoscaling is True
 
 
-def desired_worker_replicas(group: WorkerGroupSpec) -> int:
-    """KubeRay's GetWorkerGroupDesiredReplicas: clamped replicas × numOfHosts (suspended: 0)."""
+def desired_worker_replicas(group: WorkerGroupSpec, index: int | None = None) -> int:
+    """KubeRay's GetWorkerGroupDesiredReplicas: clamped replicas × numOfHosts (suspended: 0).
+
+    Raises:
+        GangOverflow: the product does not fit an int32 (Go would wrap it).
+    """
     if group.suspend:
         return 0
     low = group.min_replicas if group.min_replicas is not None else 0
@@ -139,14 +227,31 @@ def desired_worker_replicas(group: WorkerGroupSpec) -> int:
         replicas = high
     else:
         replicas = group.replicas
-    return _int32(replicas * group.num_of_hosts)
+    return _pods(group, replicas, "replicas (within [minReplicas, maxReplicas])", index)
 
 
-def min_worker_replicas(group: WorkerGroupSpec) -> int:
-    """minReplicas × numOfHosts for a non-suspended group (KubeRay's CalculateMinReplicas term)."""
+def min_worker_replicas(group: WorkerGroupSpec, index: int | None = None) -> int:
+    """minReplicas × numOfHosts for a non-suspended group (KubeRay's CalculateMinReplicas term).
+
+    Raises:
+        GangOverflow: the product does not fit an int32 (Go would wrap it).
+    """
     if group.suspend:
         return 0
-    return _int32((group.min_replicas or 0) * group.num_of_hosts)
+    return _pods(group, group.min_replicas or 0, "minReplicas", index)
+
+
+def _counts(group: WorkerGroupSpec, scaling: bool, index: int) -> tuple[int, int]:
+    """(pods in minMember, pods KubeRay multiplies the resources by): both int32-checked."""
+    count = min_worker_replicas(group, index) if scaling else desired_worker_replicas(group, index)
+    if group.suspend:
+        return count, 0
+    # KubeRay multiplies the raw replicas (nil → 0) for the resources, not the clamped count.
+    if scaling:
+        raw = _pods(group, group.min_replicas or 0, "minReplicas", index)
+    else:
+        raw = _pods(group, group.replicas or 0, "replicas", index)
+    return count, raw
 
 
 def _submitter_container(resources: ResourceRequirements) -> Container:
@@ -171,25 +276,27 @@ def kuberay_gang_for_cluster(
 
     Returns:
         ``(minMember, minResources, shares)``.
+
+    Raises:
+        GangOverflow: a count does not fit an int32 or a total the quantity range. KubeRay's
+            Go code wraps such numbers silently (``minMember`` 2 for a 4.6e18-pod gang);
+            they are refused here before they are computed.
     """
     scaling = autoscaling_enabled(cluster)
     head = kuberay_pod_requests(cluster.head_group_spec.template.spec, head_extra)
     shares = [GangShare("head", HEAD_GROUP, 1, 1, head)]
     lists: list[ResourceMap] = [head]
     members = 1
-    for group in cluster.worker_group_specs:
-        count = min_worker_replicas(group) if scaling else desired_worker_replicas(group)
-        members = _int32(members + count)
+    for index, group in enumerate(cluster.worker_group_specs):
+        count, reserved = _counts(group, scaling, index)
+        members = _add_members(members, count, group, index)
         if group.suspend:
             shares.append(GangShare("worker", group.group_name, 0, 0, {}))
             continue
-        # KubeRay multiplies the raw replicas (nil → 0) here, not the clamped count above.
-        raw = group.min_replicas if scaling else group.replicas
-        reserved = (raw or 0) * group.num_of_hosts
         per_pod = kuberay_pod_requests(group.template.spec)
-        lists.append(scale_resource_list(per_pod, reserved))
+        lists.append(_scaled(per_pod, reserved, group, index))
         shares.append(GangShare("worker", group.group_name, count, reserved, per_pod))
-    return members, _sum(lists), shares
+    return members, _checked_sum(lists), shares
 
 
 def _kuberay_submitter(job: RayJob) -> ResourceMap | None:
@@ -215,7 +322,7 @@ def _kuberay(job: RayJob, cluster: RayClusterSpec) -> Gang:
     if submitter is not None:
         lists.append(submitter)
         shares.append(GangShare("submitter", SUBMITTER_GROUP, 0, 1, submitter))
-    return Gang(Accounting.KUBERAY, members, _sum(lists), tuple(shares))
+    return Gang(Accounting.KUBERAY, members, _checked_sum(lists), tuple(shares))
 
 
 def _effective(job: RayJob, cluster: RayClusterSpec) -> Gang:
@@ -239,24 +346,19 @@ def _effective(job: RayJob, cluster: RayClusterSpec) -> Gang:
     shares = [GangShare("head", HEAD_GROUP, 1, 1, head.requests)]
     lists = [head.requests]
     members = 1
-    for group in cluster.worker_group_specs:
-        count = min_worker_replicas(group) if scaling else desired_worker_replicas(group)
-        members += count
-        if not group.suspend:
-            raw = (group.min_replicas if scaling else group.replicas) or 0
-            if raw * group.num_of_hosts != count:
-                causes.append(
-                    f"worker group {group.group_name} reserves {count} pods (replicas within "
-                    f"[minReplicas, maxReplicas] × numOfHosts), where KubeRay reserves "
-                    f"{raw * group.num_of_hosts}"
-                )
+    for index, group in enumerate(cluster.worker_group_specs):
+        count, raw = _counts(group, scaling, index)
+        members = _add_members(members, count, group, index)
+        if not group.suspend and raw != count:
+            causes.append(
+                f"worker group {group.group_name} reserves {count} pods (replicas within "
+                f"[minReplicas, maxReplicas] × numOfHosts), where KubeRay reserves {raw}"
+            )
         per_pod = effective_pod_requests(group.template.spec, f"worker group {group.group_name}")
         causes += per_pod.causes
         if count:
-            lists.append(scale_resource_list(per_pod.requests, count))
+            lists.append(_scaled(per_pod.requests, count, group, index))
         shares.append(GangShare("worker", group.group_name, count, count, per_pod.requests))
-    if members > INT32_MAX:
-        raise OverflowError(f"minMember {members} exceeds the int32 maximum {INT32_MAX}")
     if mode == "K8sJobMode":
         template = job.spec.submitter_pod_template
         spec = (
@@ -268,7 +370,7 @@ def _effective(job: RayJob, cluster: RayClusterSpec) -> Gang:
         causes += submitter.causes
         lists.append(submitter.requests)
         shares.append(GangShare("submitter", SUBMITTER_GROUP, 0, 1, submitter.requests))
-    total = {k: v for k, v in _sum(lists).items() if v}
+    total = {k: v for k, v in _checked_sum(lists).items() if v}
     return Gang(Accounting.EFFECTIVE, members, total, tuple(shares), tuple(causes))
 
 

@@ -451,6 +451,7 @@ def _check_cluster(
 
     group_base = f"{base}.workerGroupSpecs"
     seen: dict[str, int] = {}
+    members = 1  # the head
     for index, raw_group in enumerate(_list(cluster.get("workerGroupSpecs"))):
         if not isinstance(raw_group, Mapping):
             continue
@@ -471,12 +472,73 @@ def _check_cluster(
                     "a name unique among the worker groups",
                 )
             seen.setdefault(name, index)
-        _check_group(c, path, raw_group, scaling, str(name))
+        count = _check_group(c, path, raw_group, scaling, str(name))
+        if count is not None and members is not None:
+            if count > INT32_MAX - members:
+                c.bad(
+                    path,
+                    f"minMember would be {members} + {count} pods of worker group {name} = "
+                    f"{members + count}, more than {INT32_MAX}, the largest int32 (the type of "
+                    "the PodGroup's minMember)",
+                    f"at most {INT32_MAX} pods in the gang, the head included: at most "
+                    f"{INT32_MAX - members} from this group",
+                )
+                members = None
+            else:
+                members += count
+
+
+def _product_problem(
+    c: _Checker, path: str, what: str, replicas: int, hosts: int, name: str
+) -> bool:
+    """Refuse ``replicas × numOfHosts`` beyond int32, before it is computed (Go wraps it)."""
+    if replicas <= INT32_MAX // hosts:
+        return False
+    c.bad(
+        path,
+        f"{what} {replicas} × numOfHosts {hosts} = {replicas * hosts} pods in worker group "
+        f"{name}, more than {INT32_MAX}, the largest int32 (the type of the PodGroup's "
+        "minMember and of KubeRay's replica counts)",
+        f"{what} × numOfHosts at most {INT32_MAX}: with numOfHosts {hosts}, {what} at most "
+        f"{INT32_MAX // hosts}",
+    )
+    return True
+
+
+def _group_pods(
+    c: _Checker, path: str, group: Mapping[str, Any], scaling: bool, name: str
+) -> int | None:
+    """The group's pods in ``minMember`` (KubeRay's clamped count), every product checked.
+
+    Returns None when a number is out of range (already reported).
+    """
+    replicas, low, high = (_int(group.get(k)) for k in ("replicas", "minReplicas", "maxReplicas"))
+    hosts = _int(group.get("numOfHosts"))
+    hosts = 1 if hosts is None else hosts
+    numbers = [n for n in (replicas, low, high) if n is not None]
+    if group.get("suspend") is True:
+        return 0
+    if not 1 <= hosts <= INT32_MAX or any(not 0 <= n <= INT32_MAX for n in numbers):
+        return None  # reported by the field checks
+    low_n = low or 0
+    high_n = INT32_MAX if high is None else high
+    clamped = low_n if scaling or replicas is None or replicas < low_n else min(replicas, high_n)
+    # KubeRay multiplies the resources by the raw count: replicas, or minReplicas with
+    # autoscaling; minMember uses the clamped one. Both must fit.
+    raw, raw_what = (low_n, "minReplicas") if scaling else (replicas or 0, "replicas")
+    if _product_problem(c, f"{path}.{raw_what}", raw_what, raw, hosts, name):
+        return None
+    if clamped != raw and _product_problem(
+        c, f"{path}.replicas", "replicas within [minReplicas, maxReplicas]", clamped, hosts, name
+    ):
+        return None
+    return clamped * hosts
 
 
 def _check_group(
     c: _Checker, path: str, group: Mapping[str, Any], scaling: bool, name: str
-) -> None:
+) -> int | None:
+    """One worker group; returns its pods in ``minMember`` (None when out of range)."""
     # replicas outside [min, max] pass KubeRay's validation: it clamps them.
     c.whole(f"{path}.replicas", group.get("replicas"), 0)
     low = c.whole(f"{path}.minReplicas", group.get("minReplicas"), 0)
@@ -496,6 +558,7 @@ def _check_group(
         )
     _check_group_params(c, path, group, name)
     _check_template(c, f"{path}.template", _map(group.get("template")))
+    return _group_pods(c, path, group, scaling, name)
 
 
 def _check_dashboard_port(c: _Checker, head_path: str, head0: Mapping[str, Any]) -> None:
