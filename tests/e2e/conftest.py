@@ -28,7 +28,7 @@ REQUIRED = (
     "ray-operator",
     "pulumi",
     "pulumi-language-python",
-    "pulumi-resource-kubernetes",
+    "pulumi-install-kubernetes-plugin",
 )
 
 

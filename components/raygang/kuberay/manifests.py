@@ -146,14 +146,15 @@ def podgroup_manifest(item: RayJobInput, gang: Gang) -> dict[str, Any]:
         if TOPOLOGY_TIER_LABEL in labels:
             topology["highestTierAllowed"] = int(labels[TOPOLOGY_TIER_LABEL])
         spec["networkTopology"] = topology
+    metadata: dict[str, Any] = {"name": podgroup_name(item.name), "namespace": item.namespace}
+    # The API server drops an empty map, so declaring one would show as a change in every
+    # `pulumi preview` after the first `up` (seen against the real API server).
+    if item.job.metadata.annotations:
+        metadata["annotations"] = dict(item.job.metadata.annotations)
     return {
         "apiVersion": "scheduling.volcano.sh/v1beta1",
         "kind": "PodGroup",
-        "metadata": {
-            "name": podgroup_name(item.name),
-            "namespace": item.namespace,
-            "annotations": dict(item.job.metadata.annotations),
-        },
+        "metadata": metadata,
         "spec": spec,
     }
 

@@ -30,7 +30,6 @@ from raygang.localcluster._pulumi import (
     PulumiError,
     copy_project,
     local_pulumi,
-    provider_version,
 )
 
 __all__ = [
@@ -45,6 +44,5 @@ __all__ = [
     "copy_project",
     "default_paths",
     "local_pulumi",
-    "provider_version",
     "wait_until",
 ]

@@ -2,12 +2,11 @@
 
 No cloud account and no network: state lives in a folder, secrets are encrypted with a
 passphrase, plugins are never downloaded (the kubernetes provider we built is installed from
-its file under the version our Python SDK asks for, so the engine uses it without warnings).
+its folder under the version our Python SDK asks for, so the engine uses it without warnings).
 """
 
 from __future__ import annotations
 
-import importlib.metadata
 import json
 import os
 import shutil
@@ -64,21 +63,17 @@ class LocalPulumi:
         return done
 
     def config_set(self, key: str, value: object, stack: str) -> None:
-        """Structured values go in as JSON (``--json``), as a stack file's YAML holds them."""
+        """Strings as they are; anything else as its JSON text."""
         if isinstance(value, str):
             self.run("config", "set", "--stack", stack, key, value)
         else:
-            self.run("config", "set", "--stack", stack, "--json", key, json.dumps(value))
+            # The program reads every raygang:* value as JSON text when it parses as JSON.
+            self.run("config", "set", "--stack", stack, key, json.dumps(value))
 
     def outputs(self, stack: str) -> Mapping[str, Any]:
         done = self.run("stack", "output", "--stack", stack, "--json")
         result: Mapping[str, Any] = json.loads(done.stdout)
         return result
-
-
-def provider_version() -> str:
-    """The kubernetes provider version our installed Python SDK asks the engine for."""
-    return importlib.metadata.version("pulumi-kubernetes")
 
 
 def copy_project(source: Path, target: Path, venv: Path | None = None) -> Path:
@@ -121,10 +116,15 @@ def local_pulumi(
         "KUBECONFIG": str(kubeconfig),
     }
     pulumi = LocalPulumi(project, env)
-    pulumi.run(
-        "plugin", "install", "resource", "kubernetes", provider_version(),
-        "--file", str(bin_dir / "pulumi-resource-kubernetes"),
-    )  # fmt: skip
+    # tools/build ships the provider as a plugin folder (binary + schema) and a script that
+    # installs it under the version our SDK asks for; a provider on PATH instead would be an
+    # "ambient" plugin the engine warns about.
+    install = bin_dir / "pulumi-install-kubernetes-plugin"
+    done = subprocess.run(
+        [str(install)], env=env, capture_output=True, text=True, timeout=300, check=False
+    )
+    if done.returncode != 0:
+        raise PulumiError([str(install)], done)
     existing = {s["name"] for s in json.loads(pulumi.run("stack", "ls", "--json").stdout)}
     for stack in stacks:
         if stack not in existing:
