@@ -7,7 +7,7 @@ HASH   := $(shell cat pyproject.toml | sha1sum | cut -c1-12)
 CORE   := $(VENV)/.core-$(HASH)
 FULL   := $(VENV)/.test-$(HASH)
 
-.PHONY: plan test check bench clean tools try
+.PHONY: plan test check bench bench-real clean tools try
 
 # The real systems of the end-to-end tier (Kubernetes, Volcano, KubeRay, kwok, Pulumi), built
 # from the Go module proxy into a cache keyed on each module's go.sum (tools/build).
@@ -43,6 +43,11 @@ try: $(FULL) tools
 ## bench: benchmarks with ratios against baselines measured in the same run
 bench: $(FULL)
 	$(BIN)/python -m benchmarks $(ARGS)
+
+## bench-real: pulumi preview/up of 1, 10, 100 jobs on the local control plane, against bare
+## pulumi_kubernetes resources and kubectl apply --server-side of the same objects
+bench-real: $(FULL) tools
+	$(BIN)/python -m benchmarks.real_engine $(ARGS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis .import_linter_cache

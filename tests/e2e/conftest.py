@@ -32,12 +32,6 @@ REQUIRED = (
 )
 
 
-def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line(
-        "markers", "e2e: real Pulumi engine against a real local control plane (tests/e2e)"
-    )
-
-
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     here = Path(__file__).parent
     for item in items:
