@@ -5,11 +5,11 @@ import json
 from pathlib import Path
 
 import pulumi
-from raygang import RayJobGang, RayJobGangArgs, VolcanoQueue
+from raygang import RayJobGang, RayJobGangArgs, VolcanoQueue, create_companion
 from raygang.kube.errors import SpecError
 from raygang.lifecycle.facts import live_snapshot
 from raygang.loader import load_files
-from raygang.pipeline import plan_everything
+from raygang.pipeline import plan_everything, preflight_gate
 from raygang.settings import settings_from_getter
 
 
@@ -46,27 +46,31 @@ def main() -> None:
 
     for note in plan.ignored:
         pulumi.log.info(note)
-    for job in plan.jobs:
-        result = job.preflight
-        if result is None or settings.preflight == "off" or result.verdict != "stuck":
-            continue
-        reasons = "\n  ".join(result.reasons)
-        name = f"{job.namespace}/{job.name}"
-        if result.never_admitted and settings.preflight == "error":
-            raise pulumi.RunError(
-                f"raygang: {name} can never be admitted as declared:\n  {reasons}\n"
-                "(set raygang:preflight: warn to apply anyway)"
-            )
-        pulumi.log.warn(f"raygang: preflight says {name} is stuck:\n  {reasons}")
+    # The same gate as `raygang plan` (exit 3 there, a failed preview here).
+    gate = preflight_gate(plan, settings.preflight)
+    if gate.errors:
+        raise pulumi.RunError(
+            "raygang: "
+            + "\nraygang: ".join(gate.errors)
+            + "\n(set raygang:preflight: warn to apply anyway)"
+        )
+    for warning in gate.warnings:
+        pulumi.log.warn(f"raygang: {warning}")
     # The plan (and a snapshot) live until the program ends: frozen, the collections that
     # registering thousands of resources triggers do not walk them again and again.
     gc.freeze()
     queues = {q.name: VolcanoQueue(q.name, q) for q in plan.queues}
+    # The other objects of the manifest files, each once, before the RayClusters that use them.
+    companions = {c.key: create_companion(c) for c in plan.companions}
     for job in plan.jobs:
         key = f"{job.namespace}/{job.name}"
         gang = RayJobGang(
             key,
-            RayJobGangArgs(plan=job, queue=queues.get(job.queue or "")),
+            RayJobGangArgs(
+                plan=job,
+                queue=queues.get(job.queue or ""),
+                companions=[companions[c.key] for c in plan.companions_of(job)],
+            ),
         )
         pulumi.export(
             key,

@@ -91,7 +91,7 @@ def test_good_fixtures_plan(path: Path, fmt: str, capsys: pytest.CaptureFixture[
     assert out and not err
 
 
-def test_an_unknown_kind_beside_a_job_is_a_note(
+def test_an_unknown_kind_beside_a_job_is_a_companion(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     job = (ROOT / "tests" / "fixtures" / "good" / "interactive.yaml").read_text()
@@ -100,7 +100,8 @@ def test_an_unknown_kind_beside_a_job_is_a_note(
     path.write_text(job + "---\n" + config_map)
     assert main(["plan", str(path)]) == 0
     out, _ = capsys.readouterr()
-    assert f"note: {path} (document 2): v1 ConfigMap code ignored" in out
+    assert f"1. ConfigMap/code  (companion from {path} (document 2))" in out
+    assert "ignored" not in out
 
 
 def test_a_missing_file_exits_2(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
@@ -119,8 +120,6 @@ def _sample(name: str) -> Path:
     ("name", "where", "what"),
     [
         ("ray-job.use-existing-raycluster.yaml", "spec.clusterSelector", "gang scheduling"),
-        ("ray-job.kueue-toy-sample.yaml", "metadata.name", "generateName"),
-        ("ray-job.pytorch-distributed-training.yaml", "metadata.name", "generateName"),
     ],
 )
 def test_unsupported_samples_are_refused(name: str, where: str, what: str) -> None:

@@ -24,6 +24,7 @@ from typing import Any
 import pytest
 import yaml
 from raygang.cli import build_plan
+from raygang.kube.generatename import with_generated_name
 from raygang.kuberay.jobplan import JobPlan
 from raygang.kuberay.manifests import (
     GROUP_NAME_ANNOTATION,
@@ -32,6 +33,7 @@ from raygang.kuberay.manifests import (
     TASK_SPEC_ANNOTATION,
 )
 from raygang.loader import load_files
+from raygang.rayjob.validate import MAX_JOB_NAME
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(__file__).resolve().parents[2] / "shared"
@@ -51,12 +53,6 @@ SUBMITTER_LABELS = {
 # KubeRay samples raygang refuses, and why (test_cli.py checks the refusal).
 REFUSED = {
     "ray-job.use-existing-raycluster.yaml": "clusterSelector: the gang needs a rayClusterSpec",
-}
-# Samples without metadata.name: planned as if the user had named them.
-NAMELESS = {
-    "ray-job.kueue-toy-sample.yaml",
-    "ray-job.pytorch-distributed-training.yaml",
-    "ray-job.pytorch-image-classifier.yaml",
 }
 # Samples raygang cannot plan yet, with the reason (strict xfail: fixing one fails CI).
 BROKEN: dict[str, str] = {}
@@ -193,9 +189,12 @@ def check_input_untouched(path: Path, jobs: list[JobPlan]) -> None:
     """Planning leaves the input as read, and no object it renders shares a dict or list
     with it (a later change to one would change the other)."""
     written = {
+        # A job with generateName only is named from it: the name is all that is added.
         d["metadata"]["name"]: d
-        for d in yaml.safe_load_all(path.read_text())
-        if isinstance(d, dict) and d.get("kind") == "RayJob"
+        for raw in yaml.safe_load_all(path.read_text())
+        if isinstance(raw, dict) and raw.get("kind") == "RayJob"
+        for d in [with_generated_name(raw, MAX_JOB_NAME)]
+        if isinstance(d, dict)
     }
     for job in jobs:
         assert job.item.raw == written[job.name], f"{job.name}: planning changed the input"
@@ -256,21 +255,9 @@ def test_our_fixtures_lose_nothing(path: Path) -> None:
 
 
 @pytest.mark.parametrize("path", _samples())
-def test_kuberay_samples_lose_nothing(path: Path, tmp_path: Path) -> None:
-    if path.name in NAMELESS:
-        path = _named_copy(path, tmp_path)
+def test_kuberay_samples_lose_nothing(path: Path) -> None:
+    # Samples with generateName only (the Kueue and PyTorch ones) plan as they are.
     check_nothing_lost(path)
-
-
-def _named_copy(path: Path, tmp_path: Path) -> Path:
-    docs = list(yaml.safe_load_all(path.read_text()))
-    for doc in docs:
-        if isinstance(doc, dict) and doc.get("kind") == "RayJob":
-            meta = doc["metadata"]
-            meta["name"] = meta.pop("generateName").rstrip("-")
-    out = tmp_path / path.name
-    out.write_text(yaml.safe_dump_all(docs, sort_keys=False))
-    return out
 
 
 FUTURE_CLUSTER = {"futureField": {"a": 1}, "anotherNewField": [1, "two", {"three": 3.0}]}
@@ -295,8 +282,6 @@ def with_future_fields(doc: dict[str, Any]) -> dict[str, Any]:
 
 @pytest.mark.parametrize("path", _samples())
 def test_unknown_fields_survive(path: Path, tmp_path: Path) -> None:
-    if path.name in NAMELESS:
-        path = _named_copy(path, tmp_path)
     docs = list(yaml.safe_load_all(path.read_text()))
     docs = [with_future_fields(d) if d and d.get("kind") == "RayJob" else d for d in docs]
     future = tmp_path / f"future-{path.name}"

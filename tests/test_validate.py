@@ -198,12 +198,14 @@ def test_a_custom_submitter_command_needs_no_entrypoint() -> None:
     assert item.job.spec.entrypoint == ""
 
 
-def test_unknown_kinds_are_ignored_with_a_note() -> None:
+def test_other_kinds_are_companions_of_the_files_jobs() -> None:
     config_map = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "code"}}
     docs = load_documents([("a.yaml (document 1)", rayjob()), ("a.yaml (document 2)", config_map)])
-    assert docs.ignored == (
-        "a.yaml (document 2): v1 ConfigMap code ignored (not a RayJob or Queue)",
-    )
+    assert docs.ignored == ()
+    (companion,) = docs.companions
+    assert companion.source == "a.yaml (document 2)"
+    assert companion.jobs == ("default/rayjob-sample",)
+    assert companion.manifest["metadata"] == {"name": "code", "namespace": "default"}
 
 
 def test_a_queue_only_file_is_accepted(tmp_path: Path) -> None:

@@ -2,7 +2,7 @@
 
 Public surface::
 
-    from raygang import RayJobGang, RayJobGangArgs, VolcanoQueue
+    from raygang import RayJobGang, RayJobGangArgs, VolcanoQueue, create_companion
 
 The Pulumi classes are imported lazily so the pure planning modules (and ``raygang plan``)
 never import the Pulumi SDK.
@@ -13,9 +13,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from raygang.component import RayJobGang, RayJobGangArgs, VolcanoQueue
+    from raygang.component import RayJobGang, RayJobGangArgs, VolcanoQueue, create_companion
 
-__all__ = ["RayJobGang", "RayJobGangArgs", "VolcanoQueue"]
+__all__ = ["RayJobGang", "RayJobGangArgs", "VolcanoQueue", "create_companion"]
 
 
 def __getattr__(name: str) -> Any:

@@ -1,6 +1,8 @@
 """``raygang``: plan RayJob gangs offline, with the same code the Pulumi program runs.
 
-Exit codes: 0 success, 2 invalid input (a message naming the file and field, no traceback).
+Exit codes: 0 success; 2 invalid input, or an ``--out`` that cannot be written (a message
+naming the file and field, no traceback); 3 a gang that can never be admitted, where
+``pulumi preview`` fails too (unless ``--preflight warn|off`` or ``raygang:preflight``).
 """
 
 from __future__ import annotations
@@ -13,14 +15,28 @@ from pathlib import Path
 from raygang.kube.errors import SpecError
 from raygang.kuberay.gang import Accounting
 from raygang.loader import load_files
-from raygang.pipeline import plan_everything, resolve_now, resolve_snapshot
+from raygang.pipeline import plan_everything, preflight_gate, resolve_now, resolve_snapshot
 from raygang.plan import StackPlan
-from raygang.render import render_json, render_table, render_yaml, write_manifests
+from raygang.render import OutDirError, render_json, render_table, render_yaml, write_manifests
 from raygang.settings import StackSettings, read_stack_file
 
-__all__ = ["build_plan", "find_project_dir", "main"]
+__all__ = ["EXIT_INVALID", "EXIT_NEVER_ADMITTED", "build_plan", "find_project_dir", "main"]
 
 EXIT_INVALID = 2
+EXIT_NEVER_ADMITTED = 3
+
+_DESCRIPTION = """\
+Without FILE, plans the jobs of the stack --stack (default: dev) with its raygang:* settings,
+as `pulumi preview` on that stack would.
+
+With FILE, plans those RayJob manifests and their companion objects (every other object in
+the file). Settings: with --stack, that stack's raygang:* settings (accounting, preflight,
+clusterSnapshot, nodeShapes, now, waits ...), but not its jobs, manifests or queues; without
+--stack, raygang's defaults, as a program with an empty stack config.
+
+exit status: 0 planned; 2 invalid input, or --out cannot be written; 3 a gang can never be
+admitted (preflight error, as `pulumi preview` fails; --preflight warn|off to exit 0).
+"""
 
 
 def find_project_dir(start: Path | None = None) -> Path:
@@ -40,6 +56,33 @@ def build_plan(
     cluster: Path | None = None,
     now: str | None = None,
 ) -> StackPlan:
+    """:func:`plan_with_settings`, the plan only."""
+    return plan_with_settings(files, stack, accounting, project_dir, cluster, now)[0]
+
+
+def resolve_settings(
+    files: Sequence[Path], stack: str | None, project_dir: Path
+) -> tuple[str | None, StackSettings]:
+    """The stack whose settings apply, and those settings (see the command's help).
+
+    Without FILE the stack is ``stack`` or ``dev``; with FILE it is ``stack`` or none
+    (raygang's defaults).
+    """
+    if stack is None and not files:
+        stack = "dev"
+    if not stack:
+        return None, StackSettings()
+    return stack, read_stack_file(project_dir / "stacks" / f"Pulumi.{stack}.yaml")
+
+
+def plan_with_settings(
+    files: Sequence[Path],
+    stack: str | None,
+    accounting: str | None,
+    project_dir: Path,
+    cluster: Path | None = None,
+    now: str | None = None,
+) -> tuple[StackPlan, StackSettings]:
     """Load inputs and plan them, exactly as the Pulumi program would.
 
     Args:
@@ -54,13 +97,7 @@ def build_plan(
     Raises:
         SpecError: every problem found in the inputs.
     """
-    if stack is None and not files:
-        stack = "dev"
-    settings = (
-        read_stack_file(project_dir / "stacks" / f"Pulumi.{stack}.yaml")
-        if stack
-        else StackSettings()
-    )
+    stack, settings = resolve_settings(files, stack, project_dir)
     if accounting is not None:
         settings = settings.model_copy(update={"accounting": Accounting(accounting)})
     if files:
@@ -71,7 +108,8 @@ def build_plan(
         )
     snapshot = resolve_snapshot(str(cluster), Path.cwd()) if cluster else None
     clock = resolve_now(now) if now else None
-    return plan_everything(docs, settings, base=project_dir, snapshot=snapshot, now=clock)
+    plan = plan_everything(docs, settings, base=project_dir, snapshot=snapshot, now=clock)
+    return plan, settings
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -83,13 +121,41 @@ def _parser() -> argparse.ArgumentParser:
     plan = sub.add_parser(
         "plan",
         help="print the PodGroup gang and the objects a stack or RayJob files would create",
-        description="Without FILE, plans the jobs of the stack (default: dev).",
+        description=_DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    plan.add_argument("files", nargs="*", type=Path, metavar="FILE", help="RayJob / Queue YAML")
-    plan.add_argument("--stack", help="stack whose raygang:* settings apply (default: dev)")
+    plan.add_argument(
+        "files",
+        nargs="*",
+        type=Path,
+        metavar="FILE",
+        help="YAML with RayJobs, Queues and companion objects (kind: List files too)",
+    )
+    plan.add_argument(
+        "--stack",
+        help="stack whose raygang:* settings apply (without FILE: its jobs too; default dev)",
+    )
     plan.add_argument("--accounting", choices=[a.value for a in Accounting])
+    plan.add_argument(
+        "--preflight",
+        choices=["error", "warn", "off"],
+        help="a gang that can never be admitted: exit 3 (error), warn on stderr, or ignore "
+        "(default: the stack's raygang:preflight, error)",
+    )
     plan.add_argument("--format", choices=["table", "json", "yaml"], default="table")
-    plan.add_argument("--out", type=Path, metavar="DIR", help="write one manifest file per object")
+    plan.add_argument(
+        "--out",
+        type=Path,
+        metavar="DIR",
+        help="write one manifest file per object (JSON with --format json, else YAML) and "
+        "an index raygang.index; DIR must be new or empty",
+    )
+    plan.add_argument(
+        "--replace",
+        action="store_true",
+        help="with --out: first remove the files an earlier run listed in DIR/raygang.index "
+        "(and only those)",
+    )
     plan.add_argument(
         "--cluster",
         type=Path,
@@ -110,8 +176,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code."""
     args = _parser().parse_args(argv)
     project_dir = args.project_dir or find_project_dir()
+    if args.replace and args.out is None:
+        print("raygang: --replace needs --out DIR", file=sys.stderr)
+        return EXIT_INVALID
     try:
-        plan = build_plan(
+        plan, settings = plan_with_settings(
             args.files, args.stack, args.accounting, project_dir, args.cluster, args.now
         )
     except SpecError as exc:
@@ -119,12 +188,38 @@ def main(argv: Sequence[str] | None = None) -> int:
         for problem in exc.problems:
             print(f"  {problem}", file=sys.stderr)
         return EXIT_INVALID
+    if settings.live_facts and not settings.cluster_snapshot and args.cluster is None:
+        print(
+            "raygang: note: raygang:liveFacts is not read offline; every job is planned as "
+            "new (give --cluster with a snapshot to see what `pulumi up` would do)",
+            file=sys.stderr,
+        )
     if args.out is not None:
-        for path in write_manifests(plan, args.out):
+        fmt = "json" if args.format == "json" else "yaml"
+        try:
+            written, notes = write_manifests(plan, args.out, fmt, replace=args.replace)
+        except OutDirError as exc:
+            print(f"raygang: --out {exc}", file=sys.stderr)
+            return EXIT_INVALID
+        for note in notes:
+            print(f"raygang: note: {note}", file=sys.stderr)
+        for path in written:
             print(path)
-        return 0
-    render = {"table": render_table, "json": render_json, "yaml": render_yaml}[args.format]
-    sys.stdout.write(render(plan))
+    else:
+        render = {"table": render_table, "json": render_json, "yaml": render_yaml}[args.format]
+        sys.stdout.write(render(plan))
+    gate = preflight_gate(plan, args.preflight or settings.preflight)
+    for warning in gate.warnings:
+        print(f"raygang: warning: {warning}", file=sys.stderr)
+    if gate.errors:
+        for error in gate.errors:
+            print(f"raygang: {error}", file=sys.stderr)
+        print(
+            f"raygang: exit {EXIT_NEVER_ADMITTED}: `pulumi preview` fails on this plan too "
+            "(--preflight warn, or raygang:preflight: warn, to plan anyway)",
+            file=sys.stderr,
+        )
+        return EXIT_NEVER_ADMITTED
     return 0
 
 

@@ -7,26 +7,31 @@ add the ownerReferences whose UIDs only exist after creation, and wire ``depends
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import functools
+import importlib
+import inspect
+import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, cast
 
 import pulumi
 import pulumi_kubernetes as k8s
+from pulumi_kubernetes import _utilities as k8s_utilities
 from pulumi_kubernetes.apiextensions import CustomResource
 
 from raygang.kube.errors import SpecError
 from raygang.kube.snapshot import ClusterSnapshot
 from raygang.kuberay.jobplan import JobPlan, PlannedResource
-from raygang.kuberay.manifests import owner_reference
+from raygang.kuberay.manifests import QUEUE_LABEL, owner_reference
 from raygang.kuberay.settings import JobSettings
+from raygang.loader import load_rayjob_document
 from raygang.pipeline import finish_job
-from raygang.plan import plan_job
-from raygang.rayjob.validate import load_rayjob
+from raygang.plan import Companion, plan_job
 from raygang.volcano.queue import QueueDecl, parse_queue
 
-__all__ = ["RayJobGang", "RayJobGangArgs", "VolcanoQueue"]
+__all__ = ["RayJobGang", "RayJobGangArgs", "VolcanoQueue", "create_companion"]
 
 
 def _custom(
@@ -41,6 +46,98 @@ def _custom(
         spec=manifest.get("spec"),
         opts=opts,
     )
+
+
+# --- companions: any Kubernetes object, created as it is written ------------------------
+# Built-in API groups whose kinds pulumi_kubernetes has a class for (the module is the
+# group's first label): those classes know the kind's secret fields and aliases.
+_GROUP_MODULES = {"": "core", "rbac.authorization.k8s.io": "rbac"}
+_BARE_GROUPS = frozenset({"apps", "batch", "policy", "autoscaling"})
+_FIXED = frozenset({"resource_name", "opts", "__props__", "api_version", "kind"})
+
+
+def _snake(key: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", key).lower()
+
+
+@functools.lru_cache(maxsize=256)
+def _typed_class(api_version: str, kind: str) -> tuple[type[Any], frozenset[str]] | None:
+    """pulumi_kubernetes' class for a built-in kind, with its field names; None otherwise."""
+    group, _, version = api_version.rpartition("/")
+    module = _GROUP_MODULES.get(group)
+    if module is None:
+        if group in _BARE_GROUPS:
+            module = group
+        elif group.endswith(".k8s.io") and "." not in group.removesuffix(".k8s.io"):
+            module = group.removesuffix(".k8s.io")
+        else:
+            return None
+    try:
+        found = getattr(importlib.import_module(f"pulumi_kubernetes.{module}.{version}"), kind)
+    except (ImportError, AttributeError):
+        return None
+    if not (isinstance(found, type) and issubclass(found, pulumi.CustomResource)):
+        return None
+    typed: Any = found
+    fields = frozenset(inspect.signature(typed._internal_init).parameters) - _FIXED
+    return found, fields
+
+
+class _PassThrough(pulumi.CustomResource):
+    """A kind pulumi_kubernetes has no class for, with fields besides ``spec``: sent whole."""
+
+    def __init__(self, name: str, manifest: Mapping[str, Any], opts: pulumi.ResourceOptions):
+        opts = pulumi.ResourceOptions.merge(
+            opts, pulumi.ResourceOptions(version=k8s_utilities.get_version())
+        )
+        props = {k: v for k, v in manifest.items() if k != "status"}
+        super().__init__(
+            f"kubernetes:{manifest['apiVersion']}:{manifest['kind']}", name, props, opts
+        )
+
+
+def create_companion(
+    companion: Companion, opts: pulumi.ResourceOptions | None = None
+) -> pulumi.CustomResource:
+    """Create a companion object unchanged, with pulumi_kubernetes' class for its kind.
+
+    Built-in kinds get their typed class (a Secret's ``data`` and ``stringData`` are then
+    secret outputs, as pulumi_kubernetes makes them); any other kind is a
+    :class:`~pulumi_kubernetes.apiextensions.CustomResource`. The Pulumi name is
+    :attr:`Companion.resource_name`.
+
+    Raises:
+        pulumi.RunError: a top-level field the kind's class does not have.
+    """
+    manifest = companion.manifest
+    fields = {k: v for k, v in manifest.items() if k not in ("apiVersion", "kind", "status")}
+    opts = opts or pulumi.ResourceOptions()
+    typed = _typed_class(companion.api_version, companion.kind)
+    if typed is not None:
+        cls, known = typed
+        kwargs = {_snake(k): v for k, v in fields.items()}
+        unknown = sorted(k for k in fields if _snake(k) not in known)
+        if unknown:
+            raise pulumi.RunError(
+                f"raygang: {companion.source}: {companion.kind} has no field "
+                f"{', '.join(unknown)} (pulumi_kubernetes {cls.__module__}.{cls.__name__})"
+            )
+        if companion.is_secret:
+            opts = pulumi.ResourceOptions.merge(
+                opts, pulumi.ResourceOptions(additional_secret_outputs=["data", "stringData"])
+            )
+        return cast(pulumi.CustomResource, cls(companion.resource_name, opts=opts, **kwargs))
+    if set(fields) <= {"metadata", "spec"}:
+        generic: pulumi.CustomResource = CustomResource(
+            companion.resource_name,
+            api_version=companion.api_version,
+            kind=companion.kind,
+            metadata=fields.get("metadata"),
+            spec=fields.get("spec"),
+            opts=opts,
+        )
+        return generic
+    return _PassThrough(companion.resource_name, manifest, opts)
 
 
 class VolcanoQueue(pulumi.ComponentResource):
@@ -92,7 +189,11 @@ class RayJobGangArgs:
         settings: accounting, waits and timeouts; the job's ``raygang.dev/*`` annotations
             override them.
         queue: the :class:`VolcanoQueue` the job's ``volcano.sh/queue-name`` label names,
-            when this program creates it; the job then waits for it to be Open.
+            when this program creates it; the job then waits for it to be Open. A queue
+            whose name is not the label's is an error: the PodGroup goes to the label's
+            queue, so the dependency would be on the wrong object.
+        companions: resources the RayCluster needs first (the objects of the job's file:
+            :func:`create_companion`); its ``depends_on`` includes them.
         plan: a plan made beforehand (``__main__`` plans the whole stack first, so errors
             in every job are reported together).
         source: names the manifest in error messages.
@@ -103,18 +204,47 @@ class RayJobGangArgs:
     manifest: Mapping[str, Any] | None = None
     settings: JobSettings = field(default_factory=JobSettings)
     queue: VolcanoQueue | None = None
+    companions: Sequence[pulumi.Resource] = ()
     plan: JobPlan | None = None
     source: str = "RayJobGangArgs.manifest"
     snapshot: ClusterSnapshot | None = None
     now: datetime | None = None
 
 
+def _check_queue(plan: JobPlan, queue: VolcanoQueue | None, source: str) -> None:
+    """The queue given must be the one the label names; a declared one must be given."""
+    label = f"metadata.labels[{QUEUE_LABEL!r}]"
+    if queue is not None and queue.decl.name != plan.queue:
+        named = (
+            f"names queue {plan.queue!r}"
+            if plan.queue is not None
+            else "is absent (Volcano's default queue)"
+        )
+        raise SpecError.one(
+            source,
+            label,
+            f"{named}, but RayJobGangArgs.queue is VolcanoQueue {queue.decl.name!r}: the "
+            "PodGroup goes to the label's queue, so it would not wait for this one",
+            f"{QUEUE_LABEL}: {queue.decl.name} on the RayJob, or the VolcanoQueue of "
+            f"{plan.queue or 'its label'} (or none)",
+        )
+    if queue is None and plan.queue_declared:
+        raise SpecError.one(
+            source,
+            label,
+            f"names queue {plan.queue!r}, which the plan creates, but RayJobGangArgs.queue "
+            "is not given: the PodGroup would not wait for it to be Open",
+            f"RayJobGangArgs(queue=<the VolcanoQueue {plan.queue}>)",
+        )
+
+
 def _plan_from_args(args: RayJobGangArgs) -> JobPlan:
     if args.plan is not None:
+        _check_queue(args.plan, args.queue, args.plan.item.source)
         return args.plan
     if args.manifest is None:
         raise SpecError.one(args.source, "<document>", "no manifest given", "a RayJob manifest")
-    item = load_rayjob(args.manifest, args.source)
+    item = load_rayjob_document(args.manifest, args.source)
     declared = {args.queue.decl.name: args.queue.decl} if args.queue else {}
     plan = finish_job(
         plan_job(item, args.settings, declared),
@@ -122,6 +252,7 @@ def _plan_from_args(args: RayJobGangArgs) -> JobPlan:
         snapshot=args.snapshot,
         now=args.now or datetime.now(UTC),
     )
+    _check_queue(plan, args.queue, args.source)
     result = plan.preflight
     if result is not None and result.never_admitted:
         raise SpecError.one(
@@ -162,6 +293,9 @@ class RayJobGang(pulumi.ComponentResource):
                 # Queues are shared by the stack's jobs and created once, outside any job.
                 continue
             deps = [created[d] for d in resource.depends_on if d in created]
+            if resource.role == "raycluster":
+                # The head mounts the file's ConfigMaps, runs as its ServiceAccount ...
+                deps += list(args.companions)
             # Children inherit provider and the rest of ``opts`` through ``parent``.
             opts_i = pulumi.ResourceOptions(
                 parent=self,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -26,7 +27,14 @@ from raygang.volcano.preflight import NodeShape, preflight_job
 from raygang.volcano.queue import QueueDecl
 from raygang.volcano.result import Check, PreflightResult, parse_node_shapes
 
-__all__ = ["finish_job", "plan_everything", "resolve_now", "resolve_snapshot"]
+__all__ = [
+    "Gate",
+    "finish_job",
+    "plan_everything",
+    "preflight_gate",
+    "resolve_now",
+    "resolve_snapshot",
+]
 
 _NOT_SCHEDULING = ("finished", "failed", "suspended")
 
@@ -95,6 +103,40 @@ def finish_job(
     return dataclasses.replace(decided, preflight=result)
 
 
+@dataclass(frozen=True)
+class Gate:
+    """What the preflight means for a run: ``raygang plan`` and ``pulumi preview`` alike.
+
+    Attributes:
+        errors: one message per job that can never be admitted (``raygang:preflight:
+            error``): the preview fails, and ``raygang plan`` exits 3.
+        warnings: one message per other stuck job, or per never-admitted job under
+            ``warn``: printed, nothing fails.
+    """
+
+    errors: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()
+
+
+def preflight_gate(plan: StackPlan, mode: str) -> Gate:
+    """Judge a finished plan's preflight verdicts under ``error``, ``warn`` or ``off``."""
+    errors: list[str] = []
+    warnings: list[str] = []
+    if mode == "off":
+        return Gate()
+    for job in plan.jobs:
+        result = job.preflight
+        if result is None or result.verdict != "stuck":
+            continue
+        reasons = "\n  ".join(result.reasons)
+        name = f"{job.namespace}/{job.name}"
+        if result.never_admitted and mode == "error":
+            errors.append(f"{name} can never be admitted as declared:\n  {reasons}")
+        else:
+            warnings.append(f"preflight says {name} is stuck:\n  {reasons}")
+    return Gate(tuple(errors), tuple(warnings))
+
+
 def plan_everything(
     docs: Documents,
     settings: StackSettings,
@@ -126,7 +168,7 @@ def _plan_everything(
     snapshot: ClusterSnapshot | None,
     now: datetime | None,
 ) -> StackPlan:
-    stack = plan_stack(docs.jobs, docs.queues, settings, docs.ignored)
+    stack = plan_stack(docs.jobs, docs.queues, settings, docs.ignored, docs.companions)
     if snapshot is None:
         snapshot = resolve_snapshot(settings.cluster_snapshot, base)
     clock = now or resolve_now(settings.now)

@@ -8,17 +8,123 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from raygang.kube.errors import Problem, SpecError
+from raygang.kube.generatename import derived_from_generate_name
 from raygang.kuberay import manifests, submitter
 from raygang.kuberay.gang import Accounting, compute_gang
 from raygang.kuberay.jobplan import JobPlan, PlannedResource
 from raygang.kuberay.settings import JobSettings, job_settings
 from raygang.rayjob.spec import RayJobInput
+from raygang.rayjob.validate import MAX_JOB_NAME
 from raygang.settings import StackSettings
 from raygang.volcano.queue import QueueDecl
 
-__all__ = ["JobPlan", "PlannedResource", "StackPlan", "plan_job", "plan_stack"]
+__all__ = [
+    "CLUSTER_SCOPED_KINDS",
+    "Companion",
+    "JobPlan",
+    "PlannedResource",
+    "StackPlan",
+    "generate_name_prefix",
+    "plan_job",
+    "plan_stack",
+]
+
+
+# Built-in kinds without a namespace: a companion of one of these keeps none. Any other kind
+# (custom resources included) is taken as namespaced, as almost all of them are.
+CLUSTER_SCOPED_KINDS = frozenset(
+    {
+        ("", "Namespace"),
+        ("", "Node"),
+        ("", "PersistentVolume"),
+        ("rbac.authorization.k8s.io", "ClusterRole"),
+        ("rbac.authorization.k8s.io", "ClusterRoleBinding"),
+        ("scheduling.k8s.io", "PriorityClass"),
+        ("storage.k8s.io", "StorageClass"),
+        ("storage.k8s.io", "CSIDriver"),
+        ("storage.k8s.io", "VolumeAttachment"),
+        ("apiextensions.k8s.io", "CustomResourceDefinition"),
+        ("admissionregistration.k8s.io", "MutatingWebhookConfiguration"),
+        ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration"),
+        ("admissionregistration.k8s.io", "ValidatingAdmissionPolicy"),
+        ("admissionregistration.k8s.io", "ValidatingAdmissionPolicyBinding"),
+        ("networking.k8s.io", "IngressClass"),
+        ("node.k8s.io", "RuntimeClass"),
+        ("scheduling.volcano.sh", "Queue"),
+        ("kueue.x-k8s.io", "ClusterQueue"),
+        ("kueue.x-k8s.io", "ResourceFlavor"),
+    }
+)
+
+
+@dataclass(frozen=True)
+class Companion:
+    """Another object of a manifest file, created beside the file's RayJobs.
+
+    A companion belongs to its file: it is created once, and every RayJob of that file
+    depends on it (its RayCluster is created after it). The manifest is the user's, with
+    the namespace filled in when it had none, and nothing else changed.
+
+    Attributes:
+        source: the document it came from (``file (document 2)``).
+        manifest: the object as it is created.
+        jobs: ``namespace/name`` of the RayJobs that depend on it (every RayJob of its file,
+            and of another file declaring the same object identically).
+    """
+
+    source: str
+    manifest: Mapping[str, Any]
+    jobs: tuple[str, ...] = ()
+
+    @property
+    def api_version(self) -> str:
+        """The object's apiVersion."""
+        return str(self.manifest["apiVersion"])
+
+    @property
+    def group(self) -> str:
+        """The API group (``""`` for core)."""
+        return self.api_version.rpartition("/")[0]
+
+    @property
+    def kind(self) -> str:
+        """The object's kind."""
+        return str(self.manifest["kind"])
+
+    @property
+    def name(self) -> str:
+        """The object's name."""
+        return str(self.manifest["metadata"]["name"])
+
+    @property
+    def namespace(self) -> str | None:
+        """The object's namespace; None when cluster-scoped."""
+        ns = self.manifest["metadata"].get("namespace")
+        return str(ns) if ns is not None else None
+
+    @property
+    def ref(self) -> str:
+        """``Kind/name``, the form used in ``dependsOn``."""
+        return f"{self.kind}/{self.name}"
+
+    @property
+    def key(self) -> tuple[str, str, str, str]:
+        """What makes two objects the same object in a cluster: group, kind, namespace, name."""
+        return (self.group, self.kind, self.namespace or "", self.name)
+
+    @property
+    def resource_name(self) -> str:
+        """The Pulumi resource name: ``<namespace>/<Kind>[.<group>]/<name>``."""
+        kind = f"{self.kind}.{self.group}" if self.group else self.kind
+        return f"{self.namespace or 'cluster'}/{kind}/{self.name}"
+
+    @property
+    def is_secret(self) -> bool:
+        """True for a core/v1 Secret: its values are never printed."""
+        return self.group == "" and self.kind == "Secret"
 
 
 @dataclass(frozen=True)
@@ -28,12 +134,24 @@ class StackPlan:
     Attributes:
         jobs: one plan per RayJob, in input order.
         queues: the queues the stack creates.
-        ignored: documents of other kinds that were skipped.
+        ignored: notes on what was read but not planned.
+        companions: the other objects of the jobs' files, created before the RayClusters.
     """
 
     jobs: tuple[JobPlan, ...]
     queues: tuple[QueueDecl, ...]
     ignored: tuple[str, ...] = field(default=())
+    companions: tuple[Companion, ...] = field(default=())
+
+    def companions_of(self, job: JobPlan) -> tuple[Companion, ...]:
+        """The companions ``job`` depends on, in creation order."""
+        key = f"{job.namespace}/{job.name}"
+        return tuple(c for c in self.companions if key in c.jobs)
+
+
+def generate_name_prefix(item: RayJobInput) -> str | None:
+    """The ``generateName`` a job's name was derived from, or None when it was given."""
+    return derived_from_generate_name(item.raw, MAX_JOB_NAME)
 
 
 def plan_job(
@@ -127,11 +245,13 @@ def plan_stack(
     queues: Sequence[QueueDecl],
     settings: StackSettings,
     ignored: Sequence[str] = (),
+    companions: Sequence[Companion] = (),
 ) -> StackPlan:
     """Plan every job of a stack; problems in all jobs are reported together.
 
     Raises:
-        SpecError: every problem in every job.
+        SpecError: every problem in every job, and companions that would be one of the
+            objects raygang creates for a job.
     """
     declared = {q.name: q for q in queues}
     plans: list[JobPlan] = []
@@ -141,6 +261,32 @@ def plan_stack(
             plans.append(plan_job(item, settings.defaults(), declared))
         except SpecError as exc:
             problems.extend(exc.problems)
+    problems += _companion_clashes(plans, companions)
     if problems:
         raise SpecError(problems)
-    return StackPlan(tuple(plans), tuple(queues), tuple(ignored))
+    return StackPlan(tuple(plans), tuple(queues), tuple(ignored), tuple(companions))
+
+
+def _companion_clashes(plans: Sequence[JobPlan], companions: Sequence[Companion]) -> list[Problem]:
+    """Companions that are also an object raygang creates: two resources, one object."""
+    ours: dict[tuple[str, str, str, str], str] = {}
+    for job in plans:
+        for resource in job.resources:
+            group = resource.api_version.rpartition("/")[0]
+            key = (group, resource.kind, resource.namespace or "", resource.name)
+            ours.setdefault(key, f"{resource.role} of RayJob {job.namespace}/{job.name}")
+    problems = []
+    for companion in companions:
+        what = ours.get(companion.key)
+        if what is not None:
+            where = f"{companion.namespace}/" if companion.namespace else ""
+            problems.append(
+                Problem(
+                    companion.source,
+                    "metadata.name",
+                    f"{companion.kind} {where}{companion.name} is the {what}, which raygang "
+                    "creates itself",
+                    "another name for this object",
+                )
+            )
+    return problems

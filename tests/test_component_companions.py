@@ -1,0 +1,204 @@
+"""Companion objects and the queue argument under the SDK's mocks (issue 17 items 1 and 7)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pulumi
+import pytest
+import yaml
+from pulumi.runtime import rpc
+
+from tests.builders import container, rayjob, worker
+from tests.pulumi_harness import install
+from tests.test_component import CM_T, RC_T, run_program
+
+pytestmark = pytest.mark.pulumi
+
+SAMPLES = Path(__file__).resolve().parents[2] / "shared" / "samples" / "kuberay"
+SECRET_T = "kubernetes:core/v1:Secret"
+SA_T = "kubernetes:core/v1:ServiceAccount"
+ROLE_T = "kubernetes:rbac.authorization.k8s.io/v1:Role"
+BINDING_T = "kubernetes:rbac.authorization.k8s.io/v1:RoleBinding"
+WIDGET_T = "kubernetes:example.com/v1:Widget"
+
+
+@pytest.fixture(params=[False, True], ids=["up", "preview"])
+def preview(request: pytest.FixtureRequest) -> bool:
+    return bool(request.param)
+
+
+def small_job(name: str, **kw: Any) -> dict[str, Any]:
+    return rayjob(
+        name=name,
+        workers=[worker("w", 1, 1, 1, 1, [container("w", {"cpu": "1", "memory": "1Gi"})])],
+        **kw,
+    )
+
+
+COMPANIONS: list[dict[str, Any]] = [
+    {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "code"}, "data": {"a": "b"}},
+    {
+        "apiVersion": "v1",
+        "kind": "Secret",
+        "metadata": {"name": "creds"},
+        "stringData": {"token": "hunter2"},
+    },
+    {
+        "apiVersion": "rbac.authorization.k8s.io/v1",
+        "kind": "RoleBinding",
+        "metadata": {"name": "bind"},
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "r"},
+        "subjects": [{"kind": "ServiceAccount", "name": "sa"}],
+    },
+    {
+        "apiVersion": "example.com/v1",
+        "kind": "Widget",
+        "metadata": {"name": "w"},
+        "spec": {"size": 3},
+        "extra": {"kept": True},
+    },
+]
+
+
+def manifests_config(*paths: Path) -> dict[str, str]:
+    return {"raygang:manifests": json.dumps([str(p) for p in paths])}
+
+
+def test_companions_are_created_once_before_every_cluster_of_their_file(
+    tmp_path: Path, preview: bool
+) -> None:
+    path = tmp_path / "jobs.yaml"
+    docs = [small_job("one"), small_job("two"), *COMPANIONS]
+    path.write_text(yaml.safe_dump_all(docs, sort_keys=False))
+    monitor = install(manifests_config(path), preview)
+    run_program(monitor)
+
+    made = {r.name: r for r in monitor.registrations}
+    config_map = made["default/ConfigMap/code"]
+    secret = made["default/Secret/creds"]
+    binding = made["default/RoleBinding.rbac.authorization.k8s.io/bind"]
+    widget = made["default/Widget.example.com/w"]
+    assert (config_map.type, secret.type, binding.type, widget.type) == (
+        CM_T,
+        SECRET_T,
+        BINDING_T,
+        WIDGET_T,
+    )
+    companions = [config_map, secret, binding, widget]
+    # Created once, at the top of the stack (not inside one job's component), unchanged but
+    # for the namespace.
+    for companion in companions:
+        assert monitor.names().count(companion.name) == 1
+        assert "RayJobGang" not in companion.parent
+        assert companion.inputs["metadata"]["namespace"] == "default"
+    assert config_map.inputs["data"] == {"a": "b"}
+    assert binding.inputs["roleRef"]["name"] == "r"
+    assert binding.inputs["subjects"] == [{"kind": "ServiceAccount", "name": "sa"}]
+    assert widget.inputs["spec"] == {"size": 3} and widget.inputs["extra"] == {"kept": True}
+    # Before both RayClusters, which depend on each of them explicitly.
+    clusters = monitor.of_type(RC_T)
+    assert len(clusters) == 2
+    for cluster in clusters:
+        for companion in companions:
+            assert companion.urn in cluster.dependencies
+            assert monitor.registrations.index(companion) < monitor.registrations.index(cluster)
+
+
+def test_a_secret_companion_is_sent_as_a_secret(tmp_path: Path) -> None:
+    path = tmp_path / "jobs.yaml"
+    path.write_text(yaml.safe_dump_all([small_job("one"), COMPANIONS[1]], sort_keys=False))
+    monitor = install(manifests_config(path), preview=False)
+    seen: list[Any] = []
+    secret_outputs: list[str] = []
+    original = monitor.RegisterResource
+
+    def keep(request: Any) -> Any:
+        if request.type == SECRET_T:
+            seen.append(request.object)
+            secret_outputs.extend(request.additionalSecretOutputs)
+        return original(request)
+
+    monitor.RegisterResource = keep  # type: ignore[method-assign]
+    run_program(monitor)
+    (raw,) = seen
+    string_data = raw.fields["stringData"].struct_value
+    # The wire form of a secret value: the secret signature beside the value.
+    assert string_data.fields[rpc._special_sig_key].string_value == rpc._special_secret_sig
+    assert {"data", "stringData"} <= set(secret_outputs)
+
+
+@pytest.mark.skipif(not SAMPLES.is_dir(), reason=f"{SAMPLES} is absent")
+def test_kuberays_rbac_sample_under_the_program(preview: bool) -> None:
+    path = SAMPLES / "ray-job.platform-events.yaml"
+    monitor = install(manifests_config(path), preview)
+    run_program(monitor)
+    types = [r.type for r in monitor.registrations]
+    assert types.count(SA_T) == 1 and types.count(ROLE_T) == 1 and types.count(BINDING_T) == 1
+    (cluster,) = monitor.of_type(RC_T)
+    code = monitor.by_name("default/ConfigMap/ray-job-code-sample")
+    assert code.urn in cluster.dependencies
+
+
+# --- RayJobGangArgs(queue=...) ----------------------------------------------------------
+def run_gang(manifest: dict[str, Any], queue_name: str | None, declare: bool = True) -> None:
+    from raygang import RayJobGang, RayJobGangArgs, VolcanoQueue
+
+    @pulumi.runtime.test
+    def program() -> Any:
+        queue = (
+            VolcanoQueue(queue_name, {"metadata": {"name": queue_name}, "spec": {"weight": 1}})
+            if queue_name
+            else None
+        )
+        RayJobGang("etl", RayJobGangArgs(manifest=manifest, queue=queue, source="jobs/etl.yaml"))
+
+    program()
+
+
+def test_a_queue_other_than_the_label_is_an_error() -> None:
+    install({}, preview=True)
+    manifest = small_job("etl", labels={"volcano.sh/queue-name": "team-a"})
+    with pytest.raises(pulumi.RunError) as info:
+        run_gang(manifest, "team-b")
+    message = str(info.value)
+    assert "jobs/etl.yaml: metadata.labels['volcano.sh/queue-name']: names queue 'team-a'" in (
+        message
+    )
+    assert "RayJobGangArgs.queue is VolcanoQueue 'team-b'" in message
+
+
+def test_a_queue_for_a_job_without_label_is_an_error() -> None:
+    install({}, preview=True)
+    with pytest.raises(pulumi.RunError) as info:
+        run_gang(small_job("etl"), "team-b")
+    assert "is absent (Volcano's default queue)" in str(info.value)
+
+
+def test_the_matching_queue_is_a_dependency(preview: bool) -> None:
+    monitor = install({}, preview)
+    run_gang(small_job("etl", labels={"volcano.sh/queue-name": "team-a"}), "team-a")
+    (queue,) = monitor.of_type("kubernetes:scheduling.volcano.sh/v1beta1:Queue")
+    (record,) = monitor.of_type(CM_T)
+    assert queue.urn in record.dependencies
+
+
+def test_a_plan_with_a_declared_queue_needs_the_queue() -> None:
+    from raygang import RayJobGang, RayJobGangArgs
+    from raygang.cli import build_plan
+
+    from tests.pulumi_harness import ROOT
+
+    install({}, preview=True)
+    plan = build_plan([], "dev", None, ROOT).jobs[0]
+    assert plan.queue_declared
+
+    @pulumi.runtime.test
+    def program() -> Any:
+        RayJobGang("demo", RayJobGangArgs(plan=plan))
+
+    with pytest.raises(pulumi.RunError) as info:
+        program()
+    assert "RayJobGangArgs.queue is not given" in str(info.value)
