@@ -332,8 +332,9 @@ class Node:
     unschedulable: bool
     pipelined: Res = field(default_factory=dict)
     version: int = field(default_factory=stamp)
-    # Names labels, taints and the cordon: copies keep it, ``empty()`` takes a new one.
-    static_id: int = field(default_factory=stamp)
+    # The predicates' stable answers per kind of placement (labels, taints and the cordon
+    # do not change during a simulation): copies share it, ``empty()`` starts a new one.
+    static: dict[str, str | None] = field(default_factory=dict, compare=False, repr=False)
     # (version, empty_score) once computed for that version.
     scored: tuple[int, Num | None] | None = field(default=None, compare=False, repr=False)
 
@@ -382,7 +383,7 @@ class Node:
             taints=taints,
             unschedulable=False,
             version=stamp(),
-            static_id=stamp(),
+            static={},
         )
 
 

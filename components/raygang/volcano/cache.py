@@ -33,7 +33,6 @@ from raygang.volcano.api import (
     to_res,
 )
 from raygang.volcano.plugins.predicates import static_failure
-from raygang.volcano.queue import QueueDecl
 from raygang.volcano.ranking import Ranking
 
 TERMINAL_PHASES = frozenset({"Succeeded", "Failed"})
@@ -156,6 +155,10 @@ class QueueView:
     weight: int
     declared: bool
     observed: bool
+    # ``spec.priority`` and ``metadata.creationTimestamp``: the queue order's keys. A queue
+    # the stack creates is the newest ("~" sorts after every timestamp).
+    priority: int = 0
+    created: str = "~"
 
     @property
     def capability(self) -> Res:
@@ -166,7 +169,7 @@ class QueueView:
         return self.state is None or self.state == "Open"
 
 
-DEFAULT_QUEUE = QueueView("default", "Open", {}, {}, 1, False, False)
+DEFAULT_QUEUE = QueueView("default", "Open", {}, {}, 1, False, False, 0, "")
 
 
 def quantities_of(raw: object) -> dict[str, Quantity]:
@@ -224,11 +227,7 @@ class ParsedNode:
 
 @dataclass(frozen=True)
 class ParsedSnapshot:
-    """Everything of a snapshot that does not depend on the job judged.
-
-    ``shared`` memoizes the cluster as every job of a stack sees it, per set of declared
-    queues (see :func:`shared_cluster`).
-    """
+    """Everything of a snapshot that does not depend on the job judged."""
 
     # (namespace, PodGroup annotation, the pod or None when unreadable, "ns/name")
     pods: tuple[tuple[str, str | None, SnapPod | None, str], ...]
@@ -238,36 +237,10 @@ class ParsedSnapshot:
     has_queues: bool
     # (namespace, PodGroup name) of every PodGroup and every pod's group annotation.
     owners: frozenset[tuple[str, str]]
-    shared: dict[tuple[str, ...], tuple[tuple[QueueDecl, ...], Shared]] = field(
-        default_factory=dict, compare=False
-    )
-
-
-# Snapshots are read once per planning pass, not once per job: a few recent ones, by
-# identity (a ClusterSnapshot holds a dict, so it has no value hash). The entries keep
-# their snapshot alive, so an id is never reused while it is cached.
-PARSED_CACHE: list[tuple[ClusterSnapshot, ParsedSnapshot]] = []
-
-PARSED_CACHE_SIZE = 4
 
 
 def parse_snapshot(snapshot: ClusterSnapshot) -> ParsedSnapshot:
-    for cached, parsed in PARSED_CACHE:
-        if cached is snapshot:
-            return parsed
-    parsed = parse_snapshot_uncached(snapshot)
-    PARSED_CACHE.insert(0, (snapshot, parsed))
-    for _, dropped in PARSED_CACHE[PARSED_CACHE_SIZE:]:
-        # Each Shared refers back to its snapshot, and each ranking to its orders: break
-        # both cycles, so that what is dropped is freed at once (see Ranking.release).
-        for _, shared in dropped.shared.values():
-            shared.ranking.release()
-        dropped.shared.clear()
-    del PARSED_CACHE[PARSED_CACHE_SIZE:]
-    return parsed
-
-
-def parse_snapshot_uncached(snapshot: ClusterSnapshot) -> ParsedSnapshot:
+    """Read a snapshot once: what does not depend on the job judged or the stack's queues."""
     pods: list[tuple[str, str | None, SnapPod | None, str]] = []
     owners: set[tuple[str, str]] = set()
     for obj in snapshot.of_kind("Pod"):
@@ -345,6 +318,8 @@ def parse_snapshot_uncached(snapshot: ClusterSnapshot) -> ParsedSnapshot:
             weight=queue_weight(spec.get("weight")),
             declared=False,
             observed=True,
+            priority=queue_priority(spec.get("priority")),
+            created=str(meta.get("creationTimestamp") or ""),
         )
     by_key = {(g.namespace, g.name): g for g in groups}
     for _, _, snap_pod, _ in pods:
@@ -427,6 +402,10 @@ class Shared:
 def used_by(pods: Iterable[SnapPod]) -> Res:
     """What bound pods hold, summed over the cluster."""
     return add_res(*(p.request for p in pods if p.node is not None and not p.terminal))
+
+
+def queue_priority(raw: object) -> int:
+    return raw if isinstance(raw, int) and not isinstance(raw, bool) else 0
 
 
 def queue_weight(raw: object) -> int:

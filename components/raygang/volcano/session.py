@@ -3,6 +3,10 @@
 Follows Volcano's ``pkg/scheduler/framework/session.go`` (``OpenSession``: the cache's snapshot,
 the queues, the other jobs placed first) with the declared queues and node shapes of the
 stack added.
+
+A :class:`Session` lives for one planning pass: it reads each snapshot once, builds the
+cluster every job of the stack sees once per set of declared queues, and indexes the
+stack's jobs by queue once. Nothing is kept between passes.
 """
 
 from __future__ import annotations
@@ -16,38 +20,76 @@ from raygang.kube.snapshot import ClusterSnapshot
 from raygang.kuberay.jobplan import JobPlan
 from raygang.volcano.api import Node, Res, add_res, to_res
 from raygang.volcano.cache import (
+    DEFAULT_QUEUE,
+    ParsedSnapshot,
     QueueView,
     Shared,
     SnapGroup,
     SnapPod,
     node_state,
     parse_snapshot,
+    queue_priority,
     queue_weight,
     used_by,
 )
 from raygang.volcano.queue import QueueDecl
 from raygang.volcano.ranking import Ranking
 from raygang.volcano.result import NodeShape
+from raygang.volcano.siblings import QueueJobs, by_queue
 
 # Gang placements of other jobs kept per shared cluster, one per distinct set of Pending
 # PodGroups admitted first (normally one).
 BASES_KEPT = 8
 
 
-def shared_cluster(snapshot: ClusterSnapshot, declared: Mapping[str, QueueDecl]) -> Shared:
-    """The snapshot as every job of the stack sees it, built once per declared-queue set.
+class Session:
+    """What one planning pass reads once and every job of it shares.
+
+    Keyed by identity (snapshots and the stack's job tuple hold dicts, so they have no
+    value hash); the session keeps what it keys on alive, so an id is never reused while
+    it is held. Drop the session with the pass.
+    """
+
+    def __init__(self) -> None:
+        self._parsed: dict[int, tuple[ClusterSnapshot, ParsedSnapshot]] = {}
+        self._shared: dict[tuple[int, tuple[str, ...]], tuple[tuple[QueueDecl, ...], Shared]] = {}
+        self._jobs: dict[int, tuple[Sequence[JobPlan], dict[str, QueueJobs]]] = {}
+
+    def parsed(self, snapshot: ClusterSnapshot) -> ParsedSnapshot:
+        """The snapshot read once (:func:`raygang.volcano.cache.parse_snapshot`)."""
+        entry = self._parsed.get(id(snapshot))
+        if entry is None:
+            entry = self._parsed[id(snapshot)] = (snapshot, parse_snapshot(snapshot))
+        return entry[1]
+
+    def shared(self, snapshot: ClusterSnapshot, declared: Mapping[str, QueueDecl]) -> Shared:
+        """The snapshot as every job of the stack sees it, once per declared-queue set."""
+        names = tuple(sorted(declared))
+        decls = tuple(declared[n] for n in names)
+        key = (id(snapshot), names)
+        entry = self._shared.get(key)
+        if entry is not None and all(a is b for a, b in zip(entry[0], decls, strict=True)):
+            return entry[1]
+        shared = shared_cluster(snapshot, self.parsed(snapshot), declared)
+        self._shared[key] = (decls, shared)
+        return shared
+
+    def queue_jobs(self, others: Sequence[JobPlan]) -> dict[str, QueueJobs]:
+        """The stack's jobs by queue (:func:`raygang.volcano.siblings.by_queue`), once."""
+        entry = self._jobs.get(id(others))
+        if entry is None or entry[0] is not others:
+            entry = self._jobs[id(others)] = (others, by_queue(others))
+        return entry[1]
+
+
+def shared_cluster(
+    snapshot: ClusterSnapshot, parsed: ParsedSnapshot, declared: Mapping[str, QueueDecl]
+) -> Shared:
+    """The snapshot as every job of the stack sees it.
 
     Declared queues replace observed ones of the same name (the stack applies its spec);
     their state stays the observed one.
     """
-    parsed = parse_snapshot(snapshot)
-    names = tuple(sorted(declared))
-    decls = tuple(declared[n] for n in names)
-    entry = parsed.shared.get(names)
-    if entry is not None and all(a is b for a, b in zip(entry[0], decls, strict=True)):
-        return entry[1]
-    if entry is not None:
-        entry[1].ranking.release()  # an earlier pass's: replaced below
     pods: list[SnapPod] = []
     unreadable: list[tuple[str, str | None, str]] = []
     for namespace, group_name, snap_pod, label in parsed.pods:
@@ -67,7 +109,7 @@ def shared_cluster(snapshot: ClusterSnapshot, declared: Mapping[str, QueueDecl])
     queues: dict[str, QueueView] = dict(parsed.queues)
     for name, decl in declared.items():
         queues[name] = declared_view(decl, queues.get(name))
-    shared = Shared(
+    return Shared(
         source=snapshot.source,
         parsed=parsed,
         nodes=nodes,
@@ -78,8 +120,6 @@ def shared_cluster(snapshot: ClusterSnapshot, declared: Mapping[str, QueueDecl])
         unreadable=unreadable,
         ranking=Ranking(nodes),
     )
-    parsed.shared[names] = (decls, shared)
-    return shared
 
 
 @dataclass
@@ -107,6 +147,11 @@ class Cluster:
     def queues(self) -> dict[str, QueueView]:
         return self.shared.queues
 
+    def queue_view(self, name: str) -> QueueView | None:
+        """A queue of the session, ``default`` included (the scheduler always creates it)."""
+        view = self.queues.get(name)
+        return DEFAULT_QUEUE if view is None and name == "default" else view
+
     @property
     def has_nodes(self) -> bool:
         return bool(self.nodes)
@@ -133,14 +178,14 @@ class Cluster:
 
 
 def read_cluster(
-    snapshot: ClusterSnapshot, plan: JobPlan, declared: Mapping[str, QueueDecl]
+    session: Session, snapshot: ClusterSnapshot, plan: JobPlan, declared: Mapping[str, QueueDecl]
 ) -> Cluster:
     """What the scheduler's cache would hold, minus this job's own PodGroup and pods.
 
     A job with no object in the snapshot shares the stack-wide view; one that has them
     (an earlier ``up``) gets the nodes that hold its pods anew, everything else shared.
     """
-    shared = shared_cluster(snapshot, declared)
+    shared = session.shared(snapshot, declared)
     own = (plan.namespace, plan.podgroup_name)
     if own not in shared.parsed.owners:
         return Cluster(
@@ -193,6 +238,8 @@ def declared_view(decl: QueueDecl, seen: QueueView | None) -> QueueView:
         weight=queue_weight(spec.get("weight") if isinstance(spec, Mapping) else None),
         declared=True,
         observed=seen is not None,
+        priority=queue_priority(spec.get("priority") if isinstance(spec, Mapping) else None),
+        created=seen.created if seen is not None else "~",
     )
 
 

@@ -30,19 +30,9 @@ class QueueJobs:
     position: Mapping[tuple[str, str], int] | None
 
 
-# Per ``others`` tuple (the same one for every job of a planning pass), by identity: the
-# entry keeps its tuple alive, so an id is never reused while it is cached. One entry:
-# each kept stack holds every plan of its pass (600,000 objects for 1000 jobs).
-SIBLING_CACHE: list[tuple[tuple[JobPlan, ...], dict[str, QueueJobs]]] = []
-
-SIBLING_CACHE_SIZE = 1
-
-
 def by_queue(others: Sequence[JobPlan]) -> dict[str, QueueJobs]:
-    if isinstance(others, tuple):
-        for cached, index in SIBLING_CACHE:
-            if cached is others:
-                return index
+    """The stack's jobs grouped by queue, each group's minResources summed (once per
+    planning pass: :class:`raygang.volcano.session.Session` keeps it)."""
     grouped: dict[str, list[JobPlan]] = {}
     for job in others:
         grouped.setdefault(job.queue or "default", []).append(job)
@@ -53,16 +43,16 @@ def by_queue(others: Sequence[JobPlan]) -> dict[str, QueueJobs]:
         position = {key: i for i, key in enumerate(keys)}
         unique = position if len(position) == len(keys) else None
         index[queue] = QueueJobs(tuple(jobs), keys, add_res(*own.values()), own, unique)
-    if isinstance(others, tuple):
-        SIBLING_CACHE.insert(0, (others, index))
-        del SIBLING_CACHE[SIBLING_CACHE_SIZE:]
     return index
 
 
-def siblings_of(others: Sequence[JobPlan], plan: JobPlan, queue: str) -> tuple[list[JobPlan], Res]:
-    """The other jobs of ``others`` in ``queue`` (``plan`` itself left out) and their
-    ``minResources`` summed; the sums are made once per stack, a copy of the list per job."""
-    entry = by_queue(others).get(queue)
+def siblings_of(
+    index: Mapping[str, QueueJobs], plan: JobPlan, queue: str
+) -> tuple[list[JobPlan], Res]:
+    """The other jobs of the stack (``index``: :func:`by_queue`) in ``queue``, ``plan``
+    itself left out, and their ``minResources`` summed; the sums are made once per stack,
+    a copy of the list per job."""
+    entry = index.get(queue)
     if entry is None:
         return [], {}
     key = (plan.namespace, plan.name)

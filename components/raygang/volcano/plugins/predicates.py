@@ -83,24 +83,16 @@ def selects(task: Task, node: Node) -> bool:
     return terms is None or any(term_matches(t, node) for t in terms)
 
 
-# static_failure per (placement, node): labels, taints and cordons are the same in every
-# copy of a node, and a stack's pods share a handful of placements.
-STATIC: dict[tuple[str, int], str | None] = {}
-
-STATIC_KEPT = 1 << 18
-
-
 def static_failure(task: Task, node: Node) -> str | None:
-    """``static_uncached``, remembered per kind of placement and node."""
-    key = (task.placement.key, node.static_id)
+    """``static_uncached``, remembered on the node per kind of placement (labels, taints
+    and cordons are the same in every copy of a node, which share the memo)."""
+    memo = node.static
+    key = task.placement.key
     try:
-        return STATIC[key]
+        return memo[key]
     except KeyError:
-        pass
-    if len(STATIC) >= STATIC_KEPT:
-        STATIC.clear()
-    reason = STATIC[key] = static_uncached(task, node)
-    return reason
+        reason = memo[key] = static_uncached(task, node)
+        return reason
 
 
 def static_uncached(task: Task, node: Node) -> str | None:

@@ -1,0 +1,79 @@
+"""The static fit check: every kind of pod fits some node when the node is empty, and the
+cluster, even empty, holds every pod of each worker group (the predicates and allocate's
+resource check over empty nodes)."""
+
+from __future__ import annotations
+
+from raygang.volcano.api import Task, asked_names, show_res
+from raygang.volcano.cache import EmptyNodes
+from raygang.volcano.evaluation import Evaluation
+from raygang.volcano.fixes import group_fix, replica_cut, static_fix
+from raygang.volcano.plugins.predicates import fit_error_message
+from raygang.volcano.session import shape_nodes
+
+
+def check_fit(ev: Evaluation) -> None:
+    if ev.cluster is not None and ev.cluster.has_nodes:
+        empty = ev.cluster.shared.empty
+        what = "node"
+    elif ev.shapes:
+        empty = EmptyNodes(shape_nodes(ev.shapes))
+        what = "declared node shape"
+    else:
+        where = (
+            "no cluster snapshot" if ev.cluster is None else "the snapshot holds no Node objects"
+        )
+        ev.add("fit", "skip", f"{where} and no declared node shapes (raygang:nodeShapes)")
+        return
+    nodes = empty.nodes
+    for task in ev.distinct_tasks():
+        if empty.fit(task)[0]:
+            continue
+        reasons = empty.reasons(task)
+        message = fit_error_message(reasons, len(nodes))
+        ev.add(
+            "fit",
+            "fail",
+            f"the {task.label} pod fits no {what}, even empty: {message}",
+            f"{message} -- the {task.label} pod "
+            f"({show_res(task.request, asked_names(task.request))}) fits no {what} even when "
+            f"the {what} is empty. Fix: {static_fix(ev, task, nodes, reasons)}.",
+            never=True,
+        )
+        return
+    bound = capacity_bound(ev, empty) if what == "node" else None
+    if bound is not None:
+        task, holds, want = bound
+        members = ev.pods.counts.get(task.group, 0)
+        fix = (
+            group_fix(ev, task, holds)
+            if holds < members
+            else replica_cut(ev, task, want - holds) or "add nodes"
+        )
+        ev.add(
+            "fit",
+            "fail",
+            f"even with every node empty only {holds} {task.label} pods fit; the job starts {want}",
+            f"{want - holds} of the {want} {task.label} pods can never be placed: all "
+            f"nodes together, even empty, hold only {holds} of them "
+            f"({show_res(task.request, asked_names(task.request))} each). Fix: {fix}.",
+            never=True,
+        )
+        return
+    ev.add("fit", "pass", f"every pod of the job fits some {what} when it is empty")
+
+
+def capacity_bound(ev: Evaluation, empty: EmptyNodes) -> tuple[Task, int, int] | None:
+    """A proof that the job cannot fit even an empty cluster.
+
+    A group whose pods outnumber what all nodes together can hold, each node holding
+    ``min over resource names of allocatable // request`` of them.
+    """
+    for task, members, extras in ev.pods.roles:
+        want = members + extras
+        if task.best_effort or want == 0:
+            continue
+        holds = empty.fit(task)[1]
+        if holds < want:
+            return task, holds, want
+    return None

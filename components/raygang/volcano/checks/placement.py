@@ -1,0 +1,236 @@
+"""The placement and submitter checks: the gang placed pod by pod as allocate does
+(:mod:`raygang.volcano.actions.allocate`), then the pods above minReplicas and the submitter."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from raygang.volcano.actions.allocate import (
+    MAX_SIMULATED_PODS,
+    GangOutcome,
+    best_fit_decreasing,
+    place_singly,
+)
+from raygang.volcano.api import (
+    ZERO,
+    Node,
+    Res,
+    Task,
+    add_res,
+    asked_names,
+    get,
+    ordered,
+    short_on_node,
+    show,
+    show_res,
+)
+from raygang.volcano.evaluation import Evaluation
+from raygang.volcano.fixes import group_fix, replica_cut
+from raygang.volcano.plugins.gang import gang_condition
+from raygang.volcano.plugins.predicates import fit_error_message, selects, untolerated
+from raygang.volcano.plugins.proportion import queue_gate
+from raygang.volcano.ranking import QueueGate
+
+
+def check_placement(ev: Evaluation, fair: tuple[Res, Res] | None) -> None:
+    if ev.cluster is None or not ev.cluster.has_nodes:
+        why = "no cluster snapshot" if ev.cluster is None else "no Node objects"
+        ev.add("placement", "skip", f"{why}: where the pods land is unknown")
+        add_submitter_skip(ev, why)
+        return
+    if ev.pods.created > MAX_SIMULATED_PODS:
+        ev.add("placement", "skip", f"{ev.pods.created} pods: too many to simulate")
+        add_submitter_skip(ev, "placement not simulated")
+        return
+    # When the fair-share check already failed, place without it so this check tells
+    # whether the nodes themselves could take the gang.
+    queue_ok = queue_gate(*fair) if fair is not None and "fair-share" not in ev.failed else None
+    base, notes = ev.base_after_others()
+    prefix = ("; ".join(notes) + "; ") if notes else ""
+    gang = ev.pods.gang
+    nodes = list(base)
+    first = ev.simulate(nodes, gang, queue_ok)
+    # KubeRay creates the head first, but pods of the same second are ordered by UID.
+    # Any order succeeds when the first placed every pod on idle room and every kind of
+    # pod has as many untouched nodes as the gang has pods (see roomy).
+    any_order = (
+        first.ready
+        and first.allocated == len(first.placed) == sum(1 for t in gang if not t.best_effort)
+        and first.queue_blocked is None
+        and ev.roomy(base)
+    )
+    second = (
+        ev.simulate(list(base), gang[1:] + gang[:1], queue_ok)
+        if len(gang) > 1 and not any_order
+        else first
+    )
+    ok_first = first.ready or first.pipelined
+    ok_second = second.ready or second.pipelined
+    if not (ok_first and ok_second):
+        order = "head first (KubeRay's creation order)" if not ok_first else "head last"
+        failing = first if not ok_first else second
+        add_placement_failure(ev, base, failing, ok_first or ok_second, prefix, queue_ok, order)
+        ev.add("submitter", "skip", "not reached: the gang is not placed")
+        return
+    extras = ev.pods.extras
+    placed, failed, errors = place_singly(extras, nodes, ev.ranking)
+    if failed is not None:
+        message = fit_error_message(errors, len(nodes))
+        left = len(extras) - len(placed)
+        fix = replica_cut(ev, failed, left) or f"free room for {left} {failed.label} pod(s)"
+        ev.add(
+            "placement",
+            "fail",
+            f"{prefix}the gang fits but {left} {failed.label} pod(s) above minReplicas do "
+            f"not: {message}",
+            f"{message} -- the gang ({ev.plan.gang.min_member} pods) is placed, but {left} "
+            f"{failed.label} pod(s) above minReplicas stay Pending, so the RayCluster never "
+            f"reports ready and the stack waits for it. Fix: {fix}.",
+        )
+        ev.add("submitter", "skip", "not reached: the RayCluster never becomes ready")
+        return
+    where = ", ".join(sorted({node for _, node in first.placed} | set(placed)))
+    waiting = " (some wait for terminating pods to release room)" if first.pipelined else ""
+    count = ev.pods.created
+    pods = f"all {count} pods fit" if count > 1 else "the pod fits"
+    order = " in either pod order" if count > 1 else ""
+    ev.add("placement", "pass", f"{prefix}{pods} on {where}{order}{waiting}")
+    check_submitter(ev, nodes)
+
+
+def add_submitter_skip(ev: Evaluation, why: str) -> None:
+    if ev.pods.submitter is None:
+        ev.add("submitter", "pass", no_submitter(ev))
+    else:
+        ev.add("submitter", "skip", why)
+
+
+def no_submitter(ev: Evaluation) -> str:
+    mode = ev.plan.mode
+    return f"{mode}: " + (
+        "it runs in the head pod" if mode == "SidecarMode" else "no submitter pod"
+    )
+
+
+def add_placement_failure(
+    ev: Evaluation,
+    base: list[Node],
+    outcome: GangOutcome,
+    order_dependent: bool,
+    prefix: str,
+    queue_ok: QueueGate | None,
+    order: str,
+) -> None:
+    gang = ev.plan.gang
+    pods = len(ev.pods.gang) + len(ev.pods.extras)
+    if outcome.failed is None:
+        blocked = outcome.queue_blocked
+        label = blocked.label if blocked else "a pod"
+        ev.add(
+            "placement",
+            "fail",
+            f"{prefix}the {label} pod is refused by queue {ev.qname}'s fair share",
+            f"{gang_condition(gang.min_member, pods, outcome.allocated, None, '')} -- "
+            f"queue {ev.qname}'s fair share runs out before the gang is complete. "
+            "Fix: raise the queue's weight or guarantee, or shrink the gang.",
+            same_cause="fit",
+        )
+        return
+    failed = outcome.failed
+    placed = sum(1 for task, _ in outcome.placed if task.group == failed.group)
+
+    def fix() -> str:
+        return group_fix(ev, failed, None, base, queue_ok, placed)
+
+    message = fit_error_message(outcome.fit_errors, len(base))
+    volcano = gang_condition(gang.min_member, pods, outcome.allocated, failed, message)
+    packable = best_fit_decreasing(ev.pods.gang, base)
+    free = add_res(*(n.idle for n in base if selects(failed, n)))
+    need = ev.pods.request()
+    asked = asked_names(failed.request)
+    lacking = {
+        r.removeprefix("Insufficient ")
+        for r in outcome.fit_errors.values()
+        if r.startswith("Insufficient ")
+    }
+    short_names = ordered(lacking) or asked
+    resources_only = all(r.startswith("Insufficient ") for r in outcome.fit_errors.values())
+    aggregate = resources_only and not short_on_node({n: get(need, n) for n in short_names}, free)
+    explanation = f"the {failed.label} pod ({show_res(failed.request, asked)}) fits no node"
+    if outcome.placed:
+        explanation += f" once {len(outcome.placed)} pod(s) of the gang are placed"
+    most = most_free(ev, base, failed, short_names)
+    if most:
+        explanation += f"; {most}"
+    if aggregate:
+        explanation += (
+            f" although the nodes together have {show_res(free, short_names)} free: "
+            "fragmentation, Volcano places pods one at a time and never moves placed ones"
+        )
+    if order_dependent or packable:
+        detail = "the other order fits" if order_dependent else "a tighter packing fits"
+        ev.add(
+            "placement",
+            "warn",
+            f"{prefix}{order}: {message} but {detail}: the outcome depends on Volcano's pod "
+            "order (creation second, then pod UID) and node scores",
+            f"{volcano} -- {explanation}; whether Volcano finds a placement depends on pod "
+            f"order and node scoring. Fix: {fix()}.",
+        )
+        return
+    ev.add(
+        "placement",
+        "fail",
+        f"{prefix}{message} (the {failed.label} pod)",
+        f"{volcano} -- {explanation}. {waiting_text(ev)} Fix: {fix()}.",
+        same_cause="fit",
+    )
+
+
+def waiting_text(ev: Evaluation) -> str:
+    if ev.failed & {"overcommit", "proportion", "capability", "queue"}:
+        return "Even once admitted it would wait here."
+    return (
+        "The PodGroup is admitted (Inqueue) and keeps its reservation, blocking other "
+        "gangs, while it waits."
+    )
+
+
+def most_free(ev: Evaluation, nodes: Sequence[Node], task: Task, names: Sequence[str]) -> str:
+    parts = []
+    for name in names:
+        candidates = [n for n in nodes if selects(task, n) and untolerated(task, n) is None]
+        if not candidates:
+            continue
+        best = max(candidates, key=lambda n: (get(n.future_idle(), name), n.name))
+        value = get(best.future_idle(), name)
+        if value < get(task.request, name):
+            most = show(name, max(value, ZERO))
+            parts.append(f"the most free {name} on a node it may use is {most} ({best.name})")
+    return "; ".join(parts)
+
+
+def check_submitter(ev: Evaluation, nodes: list[Node]) -> None:
+    task = ev.pods.submitter
+    if task is None:
+        ev.add("submitter", "pass", no_submitter(ev))
+        return
+    placed, failed, errors = place_singly([task], nodes, ev.ranking)
+    if failed is None:
+        ev.add(
+            "submitter",
+            "pass",
+            f"the submitter pod fits on {placed[0]} after the gang (it is created once the "
+            "RayCluster is ready)",
+        )
+        return
+    message = fit_error_message(errors, len(nodes))
+    ev.add(
+        "submitter",
+        "fail",
+        f"the submitter pod fits no node once the gang is placed: {message}",
+        f"{message} -- the RayCluster comes up but the submitter Job's pod "
+        f"({show_res(task.request, asked_names(task.request))}) cannot be "
+        "placed, so the Ray job is never submitted. Fix: lower submitterPodTemplate requests, "
+        "or free that much on a node the submitter may use.",
+    )

@@ -1,0 +1,216 @@
+"""One job judged against one session: the facts every check reads, and what they found.
+
+The checks (:mod:`raygang.volcano.checks`) add their rows here; the verdict, the phase and
+the order of the reasons are made from them (:mod:`raygang.volcano.preflight`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Literal
+
+from raygang.kube.snapshot import ClusterSnapshot
+from raygang.kuberay.gang import GangShare
+from raygang.kuberay.jobplan import JobPlan
+from raygang.volcano.actions.allocate import GangOutcome, is_roomy, place_gang, place_others
+from raygang.volcano.actions.enqueue import Admitted, reserved_by
+from raygang.volcano.api import Node, Res, Task, to_res
+from raygang.volcano.cache import DEFAULT_QUEUE, QueueView
+from raygang.volcano.jobpods import job_pods
+from raygang.volcano.plugins.overcommit import effective_factor, overcommit_short
+from raygang.volcano.plugins.proportion import proportion_short, real_capability
+from raygang.volcano.queue import QueueDecl
+from raygang.volcano.ranking import QueueGate, Ranking
+from raygang.volcano.result import ADVISORY_CHECKS, Check, CheckStatus, NodeShape
+from raygang.volcano.session import BASES_KEPT, Session, declared_view, read_cluster
+from raygang.volcano.siblings import siblings_of
+
+# Where in Volcano's pipeline a reason arises: the admission webhook, the enqueue vote,
+# the allocate action, or after the gang is placed (pods beyond minMember, the submitter).
+Stage = Literal["webhook", "enqueue", "allocate", "running", "ours"]
+
+
+@dataclass(frozen=True)
+class Reason:
+    """A reason as a check gives it: Volcano's own words (``volcano``, empty when Volcano
+    says nothing), then ours (``text``: the explanation and the fix)."""
+
+    check: str
+    stage: Stage
+    volcano: str
+    text: str
+
+
+class Evaluation:
+    """One evaluation; collects checks, reasons and the never-admitted flag."""
+
+    def __init__(
+        self,
+        plan: JobPlan,
+        queues: Mapping[str, QueueDecl],
+        snapshot: ClusterSnapshot | None,
+        others: Sequence[JobPlan],
+        shapes: Sequence[NodeShape],
+        factor: Fraction,
+        session: Session,
+    ) -> None:
+        self.plan = plan
+        self.declared = queues
+        self.snapshot = snapshot
+        self.session = session
+        self.factor = effective_factor(factor)
+        self.qname = plan.queue or "default"
+        self.minimum = to_res(plan.gang.min_resources)
+        self.siblings, self.siblings_minimum = siblings_of(
+            session.queue_jobs(others), plan, self.qname
+        )
+        self.shapes = list(shapes)
+        self.checks: list[Check] = []
+        self.reasons: list[Reason] = []
+        self.never = False
+        self.pods = job_pods(plan)
+        self.cluster = (
+            read_cluster(session, snapshot, plan, queues) if snapshot is not None else None
+        )
+        self.queue = self._resolve_queue()
+        # Pending PodGroups Volcano admits before this one exists (set by the driver).
+        self.early: list[Admitted] = []
+        # Checks whose failure makes later ones fail for the same cause; their reasons
+        # are not repeated.
+        self.failed: set[str] = set()
+        # The resource names each failed resource check was short of.
+        self.short: dict[str, set[str]] = {}
+        # place_others(), once computed (base_after_others).
+        self._base: tuple[list[Node], list[str]] | None = None
+
+    # -- bookkeeping ---------------------------------------------------------------------
+
+    def add(
+        self,
+        name: str,
+        status: CheckStatus,
+        message: str,
+        reason: str = "",
+        never: bool = False,
+        same_cause: str = "",
+        stage: Stage = "ours",
+        volcano: str = "",
+    ) -> None:
+        """Record a check; ``same_cause`` names an earlier check whose reason covers this one.
+
+        ``reason``: our explanation and fix; ``volcano``: what Volcano itself says (the
+        reason reads ``<volcano> -- <reason>``); ``stage``: where Volcano says it.
+        """
+        if same_cause and same_cause in self.failed and status == "fail":
+            message = f"{message} (same cause as {same_cause})"
+            reason = volcano = ""
+        self.checks.append(Check(name, status, message))
+        if status == "fail":
+            self.failed.add(name)
+        if (reason or volcano) and name not in ADVISORY_CHECKS:
+            self.reasons.append(Reason(name, stage, volcano, reason))
+        if never:
+            self.never = True
+
+    def queue_view(self, name: str) -> QueueView | None:
+        """A queue of the session, ``default`` included (the scheduler always creates it)."""
+        assert self.cluster is not None
+        return self.cluster.queue_view(name)
+
+    @property
+    def nodes(self) -> list[Node]:
+        return self.cluster.nodes if self.cluster is not None else []
+
+    @property
+    def ranking(self) -> Ranking | None:
+        return self.cluster.ranking if self.cluster is not None else None
+
+    def _resolve_queue(self) -> QueueView | None:
+        if self.cluster is not None and self.qname in self.cluster.queues:
+            return self.cluster.queues[self.qname]
+        decl = self.declared.get(self.qname)
+        if decl is not None:
+            return declared_view(decl, None)
+        if self.qname == "default":
+            # The scheduler creates `default` (weight 1, no capability) at start-up.
+            return DEFAULT_QUEUE
+        return None
+
+    # -- the plugins, over this session --------------------------------------------------
+
+    def real_capability(self, queue: QueueView, total: Res | None) -> Res | None:
+        """proportion's ``realCapability``; None when neither cluster nor capability bounds it."""
+        queues = self.cluster.queues.values() if self.cluster is not None else [queue]
+        return real_capability(queue, total, queues)
+
+    def overcommit_short(self, minimum: Res, admitted: Sequence[Admitted]) -> list[str]:
+        assert self.cluster is not None
+        return overcommit_short(self.cluster, self.factor, minimum, reserved_by(admitted))
+
+    def proportion_short(
+        self, queue: QueueView, minimum: Res, admitted: Sequence[Admitted]
+    ) -> list[str]:
+        assert self.cluster is not None
+        return proportion_short(self.cluster, queue, minimum, reserved_by(admitted, queue.name))
+
+    # -- the job's pods ------------------------------------------------------------------
+
+    def distinct_tasks(self) -> list[Task]:
+        """One pod of each role: the head, each worker group, the submitter."""
+        tasks = [t for t, _, _ in self.pods.roles]
+        return tasks + ([self.pods.submitter] if self.pods.submitter else [])
+
+    def worker_groups(self) -> Iterator[tuple[int, GangShare]]:
+        index = 0
+        for share in self.plan.gang.shares:
+            if share.role == "worker":
+                yield index, share
+                index += 1
+
+    # -- placement -----------------------------------------------------------------------
+
+    def base_after_others(self) -> tuple[list[Node], list[str]]:
+        """``place_others()``, computed once per stack when the job has no object in the
+        snapshot (it depends only on which Pending gangs are admitted first): fresh copies.
+        """
+        if self._base is None:
+            cluster = self.cluster
+            assert cluster is not None
+            key = tuple(a.name for a in self.early)
+            cached = cluster.shared.bases.get(key) if cluster.whole else None
+            if cached is None:
+                cached = place_others(cluster, {a.name for a in self.early})
+                if cluster.whole:
+                    bases = cluster.shared.bases
+                    bases[key] = cached
+                    if len(bases) > BASES_KEPT:
+                        del bases[next(iter(bases))]
+            self._base = cached
+        nodes, notes = self._base
+        return list(nodes), list(notes)
+
+    def after_siblings(self, gangs: Sequence[tuple[Sequence[Task], int]]) -> list[Node]:
+        """``base_after_others()`` with the stack's other gangs placed first, in order."""
+        nodes, _ = self.base_after_others()
+        for tasks, min_member in gangs:
+            place_gang(tasks, nodes, min_member, whole_gang=True, ranking=self.ranking)
+        return nodes
+
+    def roomy(self, base: Sequence[Node]) -> bool:
+        return self.ranking is not None and is_roomy(self.pods.gang, base, self.ranking)
+
+    def simulate(
+        self, nodes: list[Node], gang: Sequence[Task], queue_ok: QueueGate | None
+    ) -> GangOutcome:
+        """Place this job's gang in the given pod order."""
+        return place_gang(
+            gang,
+            nodes,
+            self.plan.gang.min_member,
+            # The submitter does not exist yet, so the job's pods are the gang and extras.
+            whole_gang=self.plan.gang.min_member >= self.pods.created,
+            queue_ok=queue_ok,
+            ranking=self.ranking,
+        )

@@ -1,0 +1,218 @@
+"""The proportion plugin: each queue's real capability, its water-filled deserved share,
+the enqueue vote against the queue's quota, and the allocate-time gates.
+
+Follows Volcano's ``pkg/scheduler/plugins/proportion/proportion.go``: ``realCapability``
+(the cluster less the other queues' guarantees, capped by ``capability``), ``deserved``
+(weights, capped by realCapability and the queue's request, at least its guarantee),
+``share`` (``helpers.Share``), the queue order (priority, then share; the session falls
+back to creation time, then name), the enqueueable vote and its ``queue resource quota
+insufficient`` event, ``Overused`` and ``queueAllocatable``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import TYPE_CHECKING
+
+from raygang.volcano.api import (
+    EPSILON,
+    ZERO,
+    Num,
+    Res,
+    Task,
+    add_res,
+    exceeded,
+    fits_in,
+    get,
+    inqueue_resource,
+    insufficient,
+    min_dim,
+    scale,
+    sub,
+)
+from raygang.volcano.cache import QueueView
+from raygang.volcano.ranking import QueueGate
+
+if TYPE_CHECKING:
+    from raygang.volcano.session import Cluster
+
+
+def real_capability(
+    queue: QueueView, total: Res | None, queues: Iterable[QueueView] = ()
+) -> Res | None:
+    """``realCapability``; None when neither the cluster nor a capability bounds it.
+
+    ``queues``: every queue of the session (their guarantees are set aside); ``queue`` is
+    counted among them when missing.
+    """
+    cap = queue.capability
+    if total is None:
+        if not queue.capability_raw:
+            return None
+        out = dict(cap)
+        # Unset or non-positive cpu/memory means "no limit" in proportion.
+        for name in ("cpu", "memory"):
+            if get(cap, name) <= 0:
+                out.pop(name, None)
+        return out
+    views = list(queues) or [queue]
+    total_guarantee = add_res(*(q.guarantee for q in views))
+    if queue.name not in {q.name for q in views}:
+        total_guarantee = add_res(total_guarantee, queue.guarantee)
+    real = add_res(exceeded(total, total_guarantee), queue.guarantee)
+    if not queue.capability_raw:
+        return real
+    for name in ("cpu", "memory"):
+        if get(cap, name) > 0:
+            real[name] = min(get(real, name), cap[name])
+    for name in list(real):
+        if name not in ("cpu", "memory") and name in cap:
+            real[name] = min(real[name], cap[name])
+    return real
+
+
+def queue_committed(cluster: Cluster, queue: str, reserved: Sequence[Res] = ()) -> Res:
+    """``allocated + inqueue - elastic`` of a queue, plus ``reserved`` (its gangs enqueued
+    earlier in the same session)."""
+    allocated: Res = {}
+    inqueue: Res = {}
+    elastic: Res = {}
+    for group in cluster.groups:
+        if group.queue != queue:
+            continue
+        group_allocated = group.allocated
+        allocated = add_res(allocated, group_allocated)
+        if (group.inqueue or group.running_reserved) and group.min_raw is not None:
+            inqueue = add_res(inqueue, inqueue_resource(group.min_raw, group_allocated))
+        elastic = add_res(elastic, exceeded(group_allocated, group.min_res))
+    return add_res(sub(add_res(allocated, inqueue), elastic), add_res(*reserved))
+
+
+def proportion_short(
+    cluster: Cluster, queue: QueueView, minimum: Res, reserved: Sequence[Res] = ()
+) -> list[str]:
+    """The resource names the enqueue vote rejects on; empty when it permits."""
+    real = real_capability(queue, cluster.total, cluster.queues.values()) or {}
+    return insufficient(
+        add_res(minimum, queue_committed(cluster, queue.name, reserved)), real, minimum
+    )
+
+
+def proportion_event(short: Sequence[str]) -> str:
+    """The Normal ``Unschedulable`` PodGroup event of a rejection."""
+    return "queue resource quota insufficient: " + ", ".join(f"insufficient {n}" for n in short)
+
+
+def share_of(allocated: Mapping[str, Num], deserved: Mapping[str, Num]) -> Num:
+    """``updateQueueAttrShare``: the largest ``allocated / deserved`` over deserved's names
+    (``helpers.Share``: 0/0 is 0, x/0 is 1)."""
+    best: Num = ZERO
+    for name in deserved:
+        want, have = deserved[name], get(allocated, name)
+        if want == 0:
+            value: Num = ZERO if have == 0 else 1
+        else:
+            value = Fraction(have) / Fraction(want)
+        best = max(best, value)
+    return best
+
+
+@dataclass
+class Shares:
+    """Per queue with jobs in the session: ``deserved``, ``allocated`` and ``request``."""
+
+    queues: dict[str, QueueView]
+    deserved: dict[str, Res]
+    allocated: dict[str, Res]
+    request: dict[str, Res]
+
+    def share(self, name: str, placed: Mapping[str, Num] | None = None) -> Num:
+        allocated = self.allocated.get(name, {})
+        if placed:
+            allocated = add_res(allocated, placed)
+        return share_of(allocated, self.deserved.get(name, {}))
+
+    def overused(self, name: str, placed: Mapping[str, Num] | None = None) -> bool:
+        """``Overused``: deserved <= allocated (the queue is skipped by allocate)."""
+        allocated = self.allocated.get(name, {})
+        if placed:
+            allocated = add_res(allocated, placed)
+        return fits_in(self.deserved.get(name, {}), allocated)
+
+
+def deserved_shares(cluster: Cluster, own: QueueView, own_request: Res) -> Shares:
+    """proportion's water-filled ``deserved`` per queue with jobs, and their allocations.
+
+    ``own``/``own_request``: this job's queue and what its pods request (it is a job of the
+    session too).
+    """
+    queues: dict[str, QueueView] = {}
+    request: dict[str, Res] = {}
+    allocated: dict[str, Res] = {}
+    for group in cluster.groups:
+        view = cluster.queue_view(group.queue)
+        if view is None:
+            continue  # dropped from the session
+        queues[view.name] = view
+        alloc = group.allocated
+        allocated[view.name] = add_res(allocated.get(view.name, {}), alloc)
+        pending = add_res(*(p.request for p in group.pods if p.pending))
+        request[view.name] = add_res(request.get(view.name, {}), alloc, pending)
+    queues[own.name] = own
+    request[own.name] = add_res(request.get(own.name, {}), own_request)
+    allocated.setdefault(own.name, {})
+    total = cluster.total
+    views = cluster.queues.values()
+    real = {name: real_capability(q, total, views) or {} for name, q in queues.items()}
+    deserved: dict[str, Res] = {name: {} for name in queues}
+    met: set[str] = set()
+    remaining = dict(total)
+    while True:
+        weight = sum(q.weight for n, q in queues.items() if n not in met)
+        if weight == 0:
+            break
+        before = dict(remaining)
+        increased: Res = {}
+        decreased: Res = {}
+        for name in sorted(queues):
+            if name in met:
+                continue
+            q = queues[name]
+            old = deserved[name]
+            new = add_res(old, scale(remaining, Fraction(q.weight, weight)))
+            new = min_dim(new, real[name], missing_is_zero=False)
+            new = min_dim(new, request.get(name, {}), missing_is_zero=True)
+            new = {n: max(v, get(q.guarantee, n)) for n, v in {**q.guarantee, **new}.items()}
+            deserved[name] = new
+            if fits_in(request.get(name, {}), new) or new == old:
+                met.add(name)
+            increased = add_res(increased, exceeded(new, old))
+            decreased = add_res(decreased, exceeded(old, new))
+        remaining = exceeded(add_res(remaining, decreased), increased)
+        empty = all(v < EPSILON for n, v in remaining.items() if n != "pods")
+        if empty or remaining == before:
+            break
+    return Shares(queues, deserved, allocated, request)
+
+
+def queue_gate(deserved: Mapping[str, Num], allocated: Mapping[str, Num]) -> QueueGate:
+    """``queueAllocatable``: ``allocated + placed + task <= deserved`` on the task's own
+    requested names (pods never), strict per name."""
+
+    def ok(task: Task, placed: Res) -> bool:
+        for name, value in task.request.items():
+            if value > 0 and name != "pods":
+                total = allocated.get(name, ZERO) + placed.get(name, ZERO) + value
+                if total > deserved.get(name, ZERO):
+                    return False
+        return True
+
+    return ok
+
+
+def queue_order_key(view: QueueView, share: Num) -> tuple[int, Num, str, str]:
+    """``ssn.QueueOrderFn``: priority descending, share ascending (proportion), then
+    creation time and name (the session's fallback)."""
+    return (-view.priority, share, view.created, view.name)

@@ -1,0 +1,147 @@
+"""The proportion plugin (``plugins/proportion/proportion.go``): upstream vectors."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from raygang.kube.snapshot import ClusterSnapshot
+
+from tests.volcano.conftest import (
+    check,
+    cluster,
+    declared,
+    job,
+    node,
+    pod,
+    podgroup,
+    quantities,
+    queue,
+    run,
+    session,
+)
+
+
+class TestProportionVectors:
+    """Volcano's own proportion unit tests, as vectors."""
+
+    def test_u2_min_resources_above_queue_capability(self) -> None:
+        s = session([queue("c1", {"cpu": "1", "memory": "1G"})])
+        ok, event = s.vote("c1", quantities({"cpu": "8", "memory": "8G"}))
+        assert ok is False
+        # overcommit votes first; with no nodes its budget is 0 as well.
+        assert event == "resource in cluster is overused: overused cpu, overused memory"
+        # The same gang as a RayJob, against the declared queue only: never admitted.
+        q = declared("c1", {"cpu": "1", "memory": "1G"})
+        result = run(job(head={"cpu": "8", "memory": "8G"}, queue_name="c1"), queues=[q])
+        assert result.never_admitted is True
+        assert result.reasons[0].startswith(
+            "queue resource quota insufficient: insufficient cpu, insufficient memory -- "
+        )
+
+    def _proportion_cluster(self, *extra: dict[str, Any]) -> ClusterSnapshot:
+        """TestEnqueueAndAllocable: n1, n2 of 2 cpu / 2G / 10 pods; pg1 on n1, pg2 on n2."""
+        return cluster(
+            node("n1", "2", "2G", "10"),
+            node("n2", "2", "2G", "10"),
+            pod("pod1", "n1", {"cpu": "1", "memory": "2G"}, "pg1"),
+            pod("pod2", "n2", {"cpu": "2", "memory": "1G"}, "pg2"),
+            podgroup("pg1", "q1", "Running", 1, {"cpu": "1", "memory": "2G"}),
+            podgroup("pg2", "q2", "Running", 1, {"cpu": "2", "memory": "1G"}),
+            queue("q1", {"cpu": "2", "memory": "2G"}),
+            queue("q2", {"cpu": "3", "memory": "3G"}),
+            *extra,
+        )
+
+    def test_u5_cpu_only_request_is_enqueued_and_bound_to_n1(self) -> None:
+        result = run(
+            job(head={"cpu": "1", "memory": "0G"}, queue_name="q1"), self._proportion_cluster()
+        )
+        assert result.verdict == "admitted", result.reasons
+        assert check(result, "placement").message == "the pod fits on n1"
+
+    def test_u6_memory_only_request_is_enqueued_and_bound_to_n2(self) -> None:
+        result = run(
+            job(head={"cpu": "0", "memory": "1G"}, queue_name="q2"), self._proportion_cluster()
+        )
+        assert result.verdict == "admitted", result.reasons
+        assert check(result, "placement").message == "the pod fits on n2"
+
+    def test_u7_memory_exceeds_queue_capability(self) -> None:
+        result = run(
+            job(head={"cpu": "1", "memory": "1G"}, queue_name="q1"), self._proportion_cluster()
+        )
+        assert result.verdict == "stuck"
+        assert result.never_admitted is False
+        assert check(result, "overcommit").status == "pass"
+        proportion = check(result, "proportion")
+        assert proportion.status == "fail"
+        assert proportion.message.startswith(
+            "queue resource quota insufficient: insufficient memory: "
+        )
+        assert result.reasons[0].startswith(
+            "queue resource quota insufficient: insufficient memory -- "
+        )
+        assert "raise queue q1 capability memory from 2G to 3G" in result.reasons[0]
+
+    def test_u8_allocate_refuses_beyond_deserved(self) -> None:
+        # Same cluster as U7: q1 deserves 2 cpu / 2G, holds 1 / 2G, the gang adds 1 / 1G.
+        result = run(
+            job(head={"cpu": "1", "memory": "1G"}, queue_name="q1"), self._proportion_cluster()
+        )
+        fair = check(result, "fair-share")
+        assert fair.status == "fail"
+        assert fair.message.startswith("queue q1 deserves memory 2G (among 2 queues with jobs)")
+
+    def test_u9_closed_queue(self) -> None:
+        snap = cluster(
+            node("n1", "2", "2G", "10"),
+            node("n2", "2", "2G", "10"),
+            queue("q3", {"cpu": "3", "memory": "3G"}, "Closed"),
+        )
+        result = run(job(head={"cpu": "1", "memory": "1G"}, queue_name="q3"), snap)
+        assert result.verdict == "stuck"
+        assert check(result, "queue").status == "fail"
+        assert check(result, "proportion").status == "fail"
+        s = session(
+            [node("n1", "2", "2G", "10"), queue("q3", {"cpu": "3", "memory": "3G"}, "Closed")]
+        )
+        assert s.vote("q3", quantities({"cpu": "1", "memory": "1G"})) == (False, None)
+
+    def test_u10_a_rejected_job_consumes_no_queue_capacity(self) -> None:
+        # pgA is rejected by overcommit (no node offers a GPU), so it never reserves q1's cpu.
+        objects = [
+            node("n1", "4", "4G"),
+            queue("q1", {"cpu": "1", "memory": "4G"}),
+            podgroup(
+                "pgA", "q1", "Pending", 1, {"cpu": "1", "memory": "1G", "nvidia.com/gpu": "1"}
+            ),
+        ]
+        s = session(objects)
+        assert s.vote("q1", quantities({"cpu": "1", "memory": "1G", "nvidia.com/gpu": "1"})) == (
+            False,
+            "resource in cluster is overused: overused nvidia.com/gpu",
+        )
+        assert s.admitted_before() == []
+        result = run(job(head={"cpu": "1", "memory": "1G"}, queue_name="q1"), cluster(*objects))
+        assert check(result, "proportion").status == "pass"
+        assert "committed cpu 0" in check(result, "proportion").message
+
+    def test_u11_binding_tasks_are_not_double_counted_by_proportion(self) -> None:
+        binding = [
+            pod(f"a{i}", "n1", {"cpu": "1", "memory": "1Gi"}, "pgA", phase="Pending")
+            for i in range(3)
+        ]
+        snap = cluster(
+            node("n1", "4", "8Gi"),
+            queue("q1", {"cpu": "4", "memory": "8Gi"}),
+            podgroup("pgA", "q1", "Inqueue", 3, {"cpu": "3", "memory": "3Gi"}),
+            *binding,
+        )
+        result = run(job(head={"cpu": "1", "memory": "1Gi"}, queue_name="q1"), snap)
+        # proportion: 1 + allocated 3 + inqueue max(0, 3 - 3) = 4 <= 4.
+        assert check(result, "proportion").status == "pass"
+        assert "committed cpu 3" in check(result, "proportion").message
+        assert check(result, "placement").status == "pass"
+        # overcommit, which the default configuration also runs, counts pgA twice while its
+        # pods are binding (node usage + full minResources): a transient rejection (§4.3).
+        assert check(result, "overcommit").status == "fail"
