@@ -9,6 +9,7 @@ process of this machine with its log in ``<workdir>/logs``; the cluster is gone 
 from __future__ import annotations
 
 import atexit
+import base64
 import json
 import os
 import shutil
@@ -46,6 +47,15 @@ KCM_CONTROLLERS = (
     "root-ca-certificate-publisher-controller",
 )
 VOLCANO_CONTROLLERS = ("queue-controller", "pg-controller")
+# The admission webhooks of a Volcano install that concern our objects (path, kind of
+# configuration, operations, resource). The validating one for PodGroups is what refuses a
+# PodGroup whose queue is not Open; the mutating ones fill in defaults (queue weight, ...).
+VOLCANO_WEBHOOKS = (
+    ("/podgroups/validate", "Validating", ("CREATE",), "podgroups"),
+    ("/podgroups/mutate", "Mutating", ("CREATE",), "podgroups"),
+    ("/queues/validate", "Validating", ("CREATE", "UPDATE", "DELETE"), "queues"),
+    ("/queues/mutate", "Mutating", ("CREATE",), "queues"),
+)
 
 
 @dataclass(frozen=True)
@@ -107,6 +117,7 @@ class LocalCluster:
         nodes: Iterable[NodeShape] = DEFAULT_NODES,
         *,
         volcano: bool = True,
+        webhooks: bool = True,
         kuberay: bool = True,
         start_timeout: float = _START_TIMEOUT_S,
     ) -> None:
@@ -117,6 +128,7 @@ class LocalCluster:
         self.logs = self.workdir / "logs"
         self.nodes = tuple(nodes)
         self.with_volcano = volcano
+        self.with_webhooks = volcano and webhooks
         self.with_kuberay = kuberay
         self.start_timeout = start_timeout
         self.kubeconfig = self.workdir / "kubeconfig"
@@ -153,6 +165,8 @@ class LocalCluster:
             self._start_kwok()
             self.add_nodes(self.nodes)
             if self.with_volcano:
+                if self.with_webhooks:
+                    self._start_webhooks()
                 self._start_volcano()
             if self.with_kuberay:
                 self._start_kuberay()
@@ -396,6 +410,69 @@ class LocalCluster:
             ],
             env={"HOME": str(self.workdir)},
         )
+
+    def _start_webhooks(self) -> None:
+        """Volcano's webhook-manager on loopback, registered as a real install registers it.
+
+        Out of cluster it cannot create its webhook configurations itself (it only patches
+        the CA bundle of existing ones, named ``volcano-admission-service-<path>``), so we
+        create them, pointing at its URL, before it starts."""
+        c = self._need_certs()
+        port, health = free_port(), free_port()
+        ca_bundle = base64.b64encode(c.ca.cert.read_bytes()).decode()
+        configs = []
+        for path, kind, operations, resource in VOLCANO_WEBHOOKS:
+            name = "volcano-admission-service" + path.replace("/", "-")
+            verb = "validate" if kind == "Validating" else "mutate"
+            configs.append(
+                {
+                    "apiVersion": "admissionregistration.k8s.io/v1",
+                    "kind": f"{kind}WebhookConfiguration",
+                    "metadata": {"name": name},
+                    "webhooks": [
+                        {
+                            "name": f"{verb}{resource[:-1]}.volcano.sh",
+                            "admissionReviewVersions": ["v1"],
+                            "sideEffects": "None",
+                            "failurePolicy": "Fail",
+                            "timeoutSeconds": 10,
+                            "clientConfig": {
+                                "url": f"https://127.0.0.1:{port}{path}",
+                                "caBundle": ca_bundle,
+                            },
+                            "rules": [
+                                {
+                                    "operations": list(operations),
+                                    "apiGroups": ["scheduling.volcano.sh"],
+                                    "apiVersions": ["v1beta1"],
+                                    "resources": [resource],
+                                }
+                            ],
+                        }
+                    ],
+                }
+            )
+        self.apply(configs)
+        p = self._sup.start(
+            "vc-webhook-manager",
+            [
+                self._exe("vc-webhook-manager"),
+                f"--kubeconfig={self.kubeconfig}",
+                "--listen-address=127.0.0.1",
+                f"--port={port}",
+                f"--tls-cert-file={c.webhook.cert}",
+                f"--tls-private-key-file={c.webhook.key}",
+                f"--ca-cert-file={c.ca.cert}",
+                f"--webhook-url=https://127.0.0.1:{port}",
+                f"--enabled-admission={','.join(w[0] for w in VOLCANO_WEBHOOKS)}",
+                "--enable-healthz",
+                f"--healthz-address=127.0.0.1:{health}",
+            ],
+        )
+        # Its health endpoint is served over TLS with the webhook's own certificate.
+        trust = ssl.create_default_context(cafile=str(c.ca.cert))
+        self._sup.wait(p, lambda: _http(f"https://127.0.0.1:{health}/healthz", trust) == b"ok",
+                       timeout=self.start_timeout)  # fmt: skip
 
     def _start_volcano(self) -> None:
         common = [f"--kubeconfig={self.kubeconfig}", "--leader-elect=false"]
