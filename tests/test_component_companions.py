@@ -202,3 +202,87 @@ def test_a_plan_with_a_declared_queue_needs_the_queue() -> None:
     with pytest.raises(pulumi.RunError) as info:
         program()
     assert "RayJobGangArgs.queue is not given" in str(info.value)
+
+
+def test_the_readme_program_reads_multi_document_files(tmp_path: Path, preview: bool) -> None:
+    """The README's "own program" snippet: load_files, create_companion, RayJobGang."""
+    from raygang import RayJobGang, RayJobGangArgs, VolcanoQueue, create_companion
+    from raygang.kuberay.settings import JobSettings
+    from raygang.loader import load_files
+
+    labels = {"volcano.sh/queue-name": "team-a"}
+    etl = tmp_path / "etl.yaml"
+    etl.write_text(yaml.safe_dump_all([small_job("etl", labels=labels), COMPANIONS[0]]))
+    train = small_job("", labels=labels)
+    train["metadata"] = {"generateName": "train-", "labels": labels}
+    (tmp_path / "train.yaml").write_text(yaml.safe_dump_all([train]))
+    monitor = install({}, preview)
+
+    @pulumi.runtime.test
+    def program() -> Any:
+        queue = VolcanoQueue("team-a", {"metadata": {"name": "team-a"}, "spec": {"weight": 1}})
+        docs = load_files([etl, tmp_path / "train.yaml"])
+        companions = {c.key: create_companion(c) for c in docs.companions}
+        for item in docs.jobs:
+            RayJobGang(
+                f"{item.namespace}/{item.name}",
+                RayJobGangArgs(
+                    manifest=item.raw,
+                    queue=queue,
+                    source=item.source,
+                    companions=[companions[c.key] for c in docs.companions_of(item)],
+                    settings=JobSettings(wait_for_completion=True),
+                ),
+            )
+
+    program()
+    gangs = sorted(r.name for r in monitor.of_type("raygang:index:RayJobGang"))
+    assert gangs[0] == "default/etl" and gangs[1].startswith("default/train-")
+    code = monitor.by_name("default/ConfigMap/code")
+    etl_cluster = monitor.by_name("default/etl-raycluster")
+    train_cluster = monitor.by_name(f"{gangs[1]}-raycluster")
+    assert code.urn in etl_cluster.dependencies
+    assert code.urn not in train_cluster.dependencies
+
+
+def test_the_program_and_the_cli_apply_one_gate(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from raygang.cli import EXIT_NEVER_ADMITTED, main
+
+    from tests.test_manifest_files import stuck_file
+
+    path = stuck_file(tmp_path)
+    assert main(["plan", str(path)]) == EXIT_NEVER_ADMITTED
+    cli_error = next(
+        line for line in capsys.readouterr().err.splitlines() if "can never be admitted" in line
+    )
+    monitor = install(manifests_config(path), preview=True)
+    with pytest.raises(pulumi.RunError) as info:
+        run_program(monitor)
+    assert cli_error in str(info.value)
+    monitor = install({**manifests_config(path), "raygang:preflight": "warn"}, preview=True)
+    run_program(monitor)  # warn: the preview goes on, as `raygang plan --preflight warn` exits 0
+    assert main(["plan", str(path), "--preflight", "warn"]) == 0
+
+
+@pytest.mark.parametrize("stack", ["dev", "ml-platform"])
+def test_stack_settings_resolve_the_same_in_the_cli_and_the_program(stack: str) -> None:
+    from raygang.settings import read_stack_file, settings_from_getter
+
+    from tests.pulumi_harness import ROOT, stack_config
+
+    config = stack_config(stack)
+
+    def get(key: str) -> object:
+        # As __main__ reads pulumi.Config: JSON text for structured values, else the string.
+        raw = config.get(f"raygang:{key}")
+        if raw is None:
+            return None
+        try:
+            return json.loads(raw)
+        except json.JSONDecodeError:
+            return raw
+
+    program = settings_from_getter(get, f"stack {stack} config")
+    assert read_stack_file(ROOT / "stacks" / f"Pulumi.{stack}.yaml") == program
