@@ -5,7 +5,7 @@ import json
 from pathlib import Path
 
 import pulumi
-from raygang import RayJobGang, RayJobGangArgs, VolcanoQueue, create_companion
+from raygang import RayJobGang, RayJobGangArgs, VolcanoQueue, create_companions
 from raygang.kube.errors import SpecError
 from raygang.lifecycle.facts import live_snapshot
 from raygang.loader import load_files
@@ -61,7 +61,7 @@ def main() -> None:
     gc.freeze()
     queues = {q.name: VolcanoQueue(q.name, q) for q in plan.queues}
     # The other objects of the manifest files, each once, before the RayClusters that use them.
-    companions = {c.key: create_companion(c) for c in plan.companions}
+    companions = create_companions(plan.companions)
     for job in plan.jobs:
         key = f"{job.namespace}/{job.name}"
         gang = RayJobGang(

@@ -206,7 +206,7 @@ def test_a_plan_with_a_declared_queue_needs_the_queue() -> None:
 
 def test_the_readme_program_reads_multi_document_files(tmp_path: Path, preview: bool) -> None:
     """The README's "own program" snippet: load_files, create_companion, RayJobGang."""
-    from raygang import RayJobGang, RayJobGangArgs, VolcanoQueue, create_companion
+    from raygang import RayJobGang, RayJobGangArgs, VolcanoQueue, create_companions
     from raygang.kuberay.settings import JobSettings
     from raygang.loader import load_files
 
@@ -222,7 +222,7 @@ def test_the_readme_program_reads_multi_document_files(tmp_path: Path, preview: 
     def program() -> Any:
         queue = VolcanoQueue("team-a", {"metadata": {"name": "team-a"}, "spec": {"weight": 1}})
         docs = load_files([etl, tmp_path / "train.yaml"])
-        companions = {c.key: create_companion(c) for c in docs.companions}
+        companions = create_companions(docs.companions)
         for item in docs.jobs:
             RayJobGang(
                 f"{item.namespace}/{item.name}",
@@ -286,3 +286,17 @@ def test_stack_settings_resolve_the_same_in_the_cli_and_the_program(stack: str) 
 
     program = settings_from_getter(get, f"stack {stack} config")
     assert read_stack_file(ROOT / "stacks" / f"Pulumi.{stack}.yaml") == program
+
+
+def test_a_namespace_companion_comes_before_everything_in_it(tmp_path: Path) -> None:
+    namespace = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team-x"}}
+    path = tmp_path / "jobs.yaml"
+    docs = [namespace, small_job("one", namespace="team-x"), COMPANIONS[0]]
+    path.write_text(yaml.safe_dump_all(docs, sort_keys=False))
+    monitor = install(manifests_config(path), preview=False)
+    run_program(monitor)
+    space = monitor.by_name("cluster/Namespace/team-x")
+    assert "namespace" not in space.inputs["metadata"]
+    assert space.urn in monitor.by_name("team-x/ConfigMap/code").dependencies
+    assert space.urn in monitor.by_name("team-x/one-record").dependencies
+    assert space.urn in monitor.by_name("team-x/one-raycluster").dependencies

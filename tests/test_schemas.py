@@ -41,7 +41,7 @@ from raygang.rayjob.spec import parse_rayjob
 from raygang.settings import StackSettings
 
 from tests.builders import container, rayjob, worker
-from tests.test_nothing_lost import BROKEN, GOOD, NAMELESS, REFUSED, _named_copy
+from tests.test_nothing_lost import BROKEN, GOOD, REFUSED
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(__file__).resolve().parents[2] / "shared"
@@ -291,8 +291,7 @@ def _plan(case: tuple[str, Any], tmp_path: Path) -> list[tuple[PlannedResource, 
     if kind == "stack":
         plan = build_plan([], value, None, ROOT)
     else:
-        path = _named_copy(value, tmp_path) if value.name in NAMELESS else value
-        plan = build_plan([path], None, None, ROOT)
+        plan = build_plan([value], None, None, ROOT)  # generateName samples plan as they are
     out = []
     for job in plan.jobs:
         out += [(r, job.item.raw) for r in job.resources]

@@ -2,7 +2,7 @@
 
 Public surface::
 
-    from raygang import RayJobGang, RayJobGangArgs, VolcanoQueue, create_companion
+    from raygang import RayJobGang, RayJobGangArgs, VolcanoQueue, create_companions
 
 The Pulumi classes are imported lazily so the pure planning modules (and ``raygang plan``)
 never import the Pulumi SDK.
@@ -13,9 +13,21 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from raygang.component import RayJobGang, RayJobGangArgs, VolcanoQueue, create_companion
+    from raygang.component import (
+        RayJobGang,
+        RayJobGangArgs,
+        VolcanoQueue,
+        create_companion,
+        create_companions,
+    )
 
-__all__ = ["RayJobGang", "RayJobGangArgs", "VolcanoQueue", "create_companion"]
+__all__ = [
+    "RayJobGang",
+    "RayJobGangArgs",
+    "VolcanoQueue",
+    "create_companion",
+    "create_companions",
+]
 
 
 def __getattr__(name: str) -> Any:

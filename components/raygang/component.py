@@ -31,7 +31,13 @@ from raygang.pipeline import finish_job
 from raygang.plan import Companion, plan_job
 from raygang.volcano.queue import QueueDecl, parse_queue
 
-__all__ = ["RayJobGang", "RayJobGangArgs", "VolcanoQueue", "create_companion"]
+__all__ = [
+    "RayJobGang",
+    "RayJobGangArgs",
+    "VolcanoQueue",
+    "create_companion",
+    "create_companions",
+]
 
 
 def _custom(
@@ -138,6 +144,27 @@ def create_companion(
         )
         return generic
     return _PassThrough(companion.resource_name, manifest, opts)
+
+
+def create_companions(
+    companions: Sequence[Companion], opts: pulumi.ResourceOptions | None = None
+) -> dict[tuple[str, str, str, str], pulumi.CustomResource]:
+    """Create companions, Namespaces among them first, keyed by :attr:`Companion.key`.
+
+    Every other companion depends on the Namespaces, so objects in a namespace the same
+    files create are created after it.
+    """
+    made: dict[tuple[str, str, str, str], pulumi.CustomResource] = {}
+    namespaces = [c for c in companions if c.is_namespace]
+    for companion in namespaces:
+        made[companion.key] = create_companion(companion, opts)
+    spaces = list(made.values())
+    for companion in companions:
+        if not companion.is_namespace:
+            extra = pulumi.ResourceOptions(depends_on=spaces) if spaces else None
+            merged = pulumi.ResourceOptions.merge(opts, extra) if extra else opts
+            made[companion.key] = create_companion(companion, merged)
+    return made
 
 
 class VolcanoQueue(pulumi.ComponentResource):
@@ -296,6 +323,9 @@ class RayJobGang(pulumi.ComponentResource):
             if resource.role == "raycluster":
                 # The head mounts the file's ConfigMaps, runs as its ServiceAccount ...
                 deps += list(args.companions)
+            elif resource.role == "record":
+                # The first object in the job's namespace: after a Namespace companion.
+                deps += [c for c in args.companions if isinstance(c, k8s.core.v1.Namespace)]
             # Children inherit provider and the rest of ``opts`` through ``parent``.
             opts_i = pulumi.ResourceOptions(
                 parent=self,

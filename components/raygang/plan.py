@@ -122,6 +122,11 @@ class Companion:
         return f"{self.namespace or 'cluster'}/{kind}/{self.name}"
 
     @property
+    def is_namespace(self) -> bool:
+        """True for a core/v1 Namespace: created before everything else."""
+        return self.group == "" and self.kind == "Namespace"
+
+    @property
     def is_secret(self) -> bool:
         """True for a core/v1 Secret: its values are never printed."""
         return self.group == "" and self.kind == "Secret"

@@ -62,8 +62,9 @@ def _resources_of(plan: JobPlan, companions: Sequence[Companion]) -> list[dict[s
         }
         for c in companions
     ]
+    spaces = [c.ref for c in companions if c.is_namespace]
     for r in plan.resources:
-        deps = list(r.depends_on) + (refs if r.role == "raycluster" else [])
+        deps = list(r.depends_on) + _companion_deps(r.role, refs, spaces)
         rows.append(
             {
                 "apiVersion": r.api_version,
@@ -74,6 +75,13 @@ def _resources_of(plan: JobPlan, companions: Sequence[Companion]) -> list[dict[s
             }
         )
     return rows
+
+
+def _companion_deps(role: str, refs: list[str], spaces: list[str]) -> list[str]:
+    """What a job's object waits for among its companions (as the component wires it)."""
+    if role == "raycluster":
+        return refs
+    return spaces if role == "record" else []
 
 
 def _companion_document(companion: Companion) -> dict[str, Any]:
@@ -382,9 +390,10 @@ def _job_table(plan: JobPlan, companions: Sequence[Companion] = ()) -> list[str]
         where = f"{companion.namespace}/" if companion.namespace != plan.namespace else ""
         lines.append(f"    {index}. {companion.kind}/{where}{companion.name}  ({note})")
     refs = [c.ref for c in companions]
+    spaces = [c.ref for c in companions if c.is_namespace]
     for offset, resource in enumerate(plan.resources, start=index + 1):
         wait = _WAITS.get(resource.role, "")
-        deps = list(resource.depends_on) + (refs if resource.role == "raycluster" else [])
+        deps = list(resource.depends_on) + _companion_deps(resource.role, refs, spaces)
         after = f"after {', '.join(deps)}" if deps else ""
         note = "; ".join(x for x in (wait, after) if x)
         lines.append(f"    {offset}. {resource.ref}" + (f"  ({note})" if note else ""))
@@ -404,5 +413,13 @@ def render_table(plan: StackPlan) -> str:
         lines.append("")
     if plan.queues:
         lines.append("Queues created by this stack: " + ", ".join(q.name for q in plan.queues))
+    alone = [c for c in plan.companions if not c.jobs]
+    if alone:
+        lines.append(
+            "Objects created by this stack for no RayJob (their files declare none): "
+            + ", ".join(
+                f"{c.kind}/{c.namespace + '/' if c.namespace else ''}{c.name}" for c in alone
+            )
+        )
     lines += [f"note: {i}" for i in plan.ignored]
     return "\n".join(lines).rstrip() + "\n"
