@@ -227,7 +227,7 @@ def test_a_directory_is_reported(tmp_path: Path) -> None:
 def test_a_file_that_is_not_utf8_is_reported(tmp_path: Path) -> None:
     path = tmp_path / "latin1.yaml"
     path.write_bytes(b"name: caf\xe9\n")
-    assert problems_of(path)[0].message == "is not UTF-8 text"
+    assert problems_of(path)[0].message.startswith("is not UTF-8")
 
 
 def test_yaml_timestamps_stay_text(tmp_path: Path) -> None:

@@ -12,7 +12,13 @@ from pydantic import BaseModel, ConfigDict, Field, PlainValidator
 from pydantic.alias_generators import to_camel
 
 from raygang.kube.errors import describe_value
-from raygang.kube.quantity import Quantity, QuantityError, parse_manifest_quantity
+from raygang.kube.kubeyaml import json_number_text
+from raygang.kube.quantity import (
+    Quantity,
+    QuantityError,
+    crd_quantity_error,
+    parse_manifest_quantity,
+)
 
 __all__ = [
     "INT32_MAX",
@@ -41,19 +47,35 @@ QUANTITY_EXAMPLES = "a string such as 500m, 1.5 or 2Gi, or a whole number"
 def _to_quantity(value: object) -> Quantity:
     if isinstance(value, Quantity):
         return value
-    if isinstance(value, float):
-        # The CRDs declare quantities x-kubernetes-int-or-string: a YAML 0.5 is a JSON
-        # number, which the API server refuses ("must be of type integer,string").
+    refused = crd_quantity_error(value)
+    if refused is not None and isinstance(value, float | int) and not isinstance(value, bool):
+        # The CRDs declare quantities x-kubernetes-int-or-string: a JSON number with a
+        # fraction (YAML 0.5, 1e-3) or past int64 (1e20) is refused by the API server.
         raise ValueError(
             f"{describe_value(value)} is not accepted: the CRD takes a quantity as a string "
-            f"or a whole number; quote it ({str(value)!r}) or write it in milli-units"
+            f"or a whole number (the API server says: {refused}); quote it "
+            f"({_number_text(value)!r}) or write it in milli-units"
         )
     if isinstance(value, bool) or not isinstance(value, str | int):
         raise ValueError(f"{describe_value(value)} is not a quantity")
     try:
-        return parse_manifest_quantity(value)
+        parsed = parse_manifest_quantity(value)
     except QuantityError as exc:
         raise ValueError(str(exc)) from None
+    if refused is not None:
+        # ParseQuantity reads "." and "+." as 0; the CRD's pattern does not take them.
+        raise ValueError(
+            f"{describe_value(value)} is not a quantity (the API server says: {refused})"
+        )
+    return parsed
+
+
+def _number_text(value: float | int) -> str:
+    """The JSON text kubectl sends for the number (``1e-3`` is ``0.001``)."""
+    try:
+        return json_number_text(value)
+    except ValueError:
+        return repr(value)
 
 
 QuantityField = Annotated[Quantity, PlainValidator(_to_quantity)]

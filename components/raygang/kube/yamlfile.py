@@ -1,8 +1,10 @@
 """Reading manifests as kubectl does: YAML streams, duplicate keys refused, JSON-only values.
 
-kubectl decodes YAML through ``sigs.k8s.io/yaml`` into JSON (strict decoding refuses duplicate
-keys; a timestamp stays the text it reads as), so a manifest that could not be sent as JSON is
-refused here, with the field path.
+Every file raygang reads (manifests, stack files; snapshots through ``kube.snapshot``) goes
+through :mod:`raygang.kube.kubeyaml`: bounded before and while parsing, typed as kubectl
+sends it to the API server (``1e3`` is the number 1000, ``yes`` is true, a timestamp stays
+text). Its errors become :class:`SpecError` problems naming the file, the document, the line
+and the field path.
 """
 
 from __future__ import annotations
@@ -10,13 +12,12 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
-import yaml
-
+from raygang.kube import kubeyaml
 from raygang.kube.errors import MapKey, Problem, SpecError, describe_value, field_path
+from raygang.kube.kubeyaml import Document, Limits, ManifestError
 
-__all__ = ["MAX_VALUES"]
+__all__ = ["MAX_VALUES", "json_problems", "problem_from", "read_documents", "yaml_documents"]
 
 
 # More values than any real RayJob has; a document past it is an alias bomb or a mistake.
@@ -24,76 +25,63 @@ MAX_VALUES = 200_000
 
 
 # --- YAML -------------------------------------------------------------------------------
-class _Loader(yaml.SafeLoader):
-    """SafeLoader that refuses duplicate keys and keeps timestamps as text."""
+def problem_from(exc: ManifestError, label: str | None = None) -> Problem:
+    """A reader's error as a problem: ``label (document N)``, the field path or the line."""
+    source = label or exc.source
+    if exc.document is not None and exc.document > 1:
+        source = f"{source} (document {exc.document})"
+    if exc.line is not None and exc.problem.startswith("is not valid YAML"):
+        where, message = f"line {exc.line}", exc.problem  # where the parser stopped
+    elif exc.path and exc.path != "<document>":
+        where = exc.path
+        message = exc.problem + (f" (line {exc.line})" if exc.line is not None else "")
+    elif exc.line is not None:
+        where, message = f"line {exc.line}", exc.problem
+    else:
+        where, message = "<file>", exc.problem
+    return Problem(source, where, message, exc.accepted)
 
 
-def _construct_mapping(loader: yaml.SafeLoader, node: yaml.MappingNode) -> dict[Any, Any]:
-    seen: dict[object, yaml.Node] = {}
-    for key_node, _ in node.value:
-        # Merge keys (<<) may be overridden by explicit keys: that is YAML, not a mistake.
-        if key_node.tag == "tag:yaml.org,2002:merge":
-            continue
-        key = loader.construct_object(key_node, deep=True)
-        try:
-            first = seen.get(key)
-        except TypeError:
-            continue  # unhashable: construct_mapping reports it
-        if first is not None:
-            raise yaml.constructor.ConstructorError(
-                "while constructing a mapping",
-                node.start_mark,
-                f"found duplicate key {key!r} (first at line {first.start_mark.line + 1}); "
-                "kubectl refuses duplicate keys and PyYAML would keep only the last value",
-                key_node.start_mark,
-            )
-        seen[key] = key_node
-    return loader.construct_mapping(node, deep=True)
+def read_documents(
+    path: Path, label: str, *, limits: Limits | None = None, duplicate_keys: str = "refuse"
+) -> list[Document]:
+    """The documents of a file as kubectl sends them (null documents skipped), bounded.
 
+    Args:
+        path: the file; at most ``limits.max_bytes`` (+1) bytes are read, so ``/dev/zero``
+            stops at once.
+        label: names the file in messages.
+        limits: :func:`raygang.kube.kubeyaml.default_limits` when omitted.
+        duplicate_keys: ``"refuse"`` (raygang's rule) or ``"last"`` (kubectl's).
 
-def _construct_text(loader: yaml.SafeLoader, node: yaml.Node) -> Any:
-    # kubectl's YAML-to-JSON keeps an unquoted 2024-01-01 as the string it reads as.
-    assert isinstance(node, yaml.ScalarNode)
-    return loader.construct_scalar(node)
-
-
-_Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
-
-_Loader.add_constructor("tag:yaml.org,2002:timestamp", _construct_text)
+    Raises:
+        SpecError: unreadable, too large, not UTF-8, not YAML, or past a limit.
+    """
+    try:
+        data = kubeyaml.read_bounded(str(path), limits)
+        return kubeyaml.load_stream(
+            data,
+            source=label,
+            limits=limits,
+            duplicate_keys="last" if duplicate_keys == "last" else "refuse",
+        )
+    except ManifestError as exc:
+        raise SpecError([problem_from(exc, label)]) from None
 
 
 def yaml_documents(path: Path, label: str, accepted: str) -> list[tuple[str, object]]:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise SpecError.one(label, "<file>", "is not UTF-8 text", "a YAML file") from None
-    except OSError as exc:
-        reason = exc.strerror or str(exc)
-        raise SpecError.one(
-            label, "<file>", f"cannot be read: {reason}", "a readable YAML file"
-        ) from None
-    try:
-        docs = list(yaml.load_all(text, Loader=_Loader))
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "<file>"
-        reason = getattr(exc, "problem", None) or str(exc)
-        raise SpecError.one(
-            label, where, f"is not valid YAML: {reason}", "a YAML document stream"
-        ) from None
-    except RecursionError:
-        raise SpecError.one(
-            label, "<file>", "is nested too deeply to read", "a Kubernetes manifest"
-        ) from None
-    present = [d for d in docs if d is not None]
-    if not present:
+    """A manifest file's documents, each with the source that names it in messages.
+
+    This is the function ``loader.load_files`` calls; its signature is kept stable.
+
+    Raises:
+        SpecError: as :func:`read_documents`, or a file without any document.
+    """
+    docs = read_documents(path, label)
+    if not docs:
         raise SpecError.one(label, "<file>", "holds no YAML document", accepted)
-    many = len(present) > 1
-    out: list[tuple[str, object]] = []
-    for index, doc in enumerate(docs):
-        if doc is not None:
-            out.append((f"{label} (document {index + 1})" if many else label, doc))
-    return out
+    many = len(docs) > 1
+    return [(f"{label} (document {d.index})" if many else label, d.value) for d in docs]
 
 
 # --- JSON compatibility -----------------------------------------------------------------
