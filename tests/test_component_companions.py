@@ -300,3 +300,74 @@ def test_a_namespace_companion_comes_before_everything_in_it(tmp_path: Path) -> 
     assert space.urn in monitor.by_name("team-x/ConfigMap/code").dependencies
     assert space.urn in monitor.by_name("team-x/one-record").dependencies
     assert space.urn in monitor.by_name("team-x/one-raycluster").dependencies
+
+
+@pytest.mark.parametrize(
+    ("manifest", "typ"),
+    [
+        (
+            {
+                "apiVersion": "scheduling.k8s.io/v1",
+                "kind": "PriorityClass",
+                "metadata": {"name": "high"},
+                "value": 1000,
+                "globalDefault": False,
+                "preemptionPolicy": "Never",
+            },
+            "kubernetes:scheduling.k8s.io/v1:PriorityClass",
+        ),
+        (
+            {
+                "apiVersion": "v1",
+                "kind": "ServiceAccount",
+                "metadata": {"name": "sa", "namespace": "default"},
+                "automountServiceAccountToken": False,
+                "imagePullSecrets": [{"name": "pull"}],
+            },
+            SA_T,
+        ),
+        (
+            {
+                "apiVersion": "v1",
+                "kind": "PersistentVolumeClaim",
+                "metadata": {"name": "data", "namespace": "default"},
+                "spec": {
+                    "accessModes": ["ReadWriteOnce"],
+                    "resources": {"requests": {"storage": "1Gi"}},
+                },
+            },
+            "kubernetes:core/v1:PersistentVolumeClaim",
+        ),
+    ],
+    ids=["priorityclass", "serviceaccount", "pvc"],
+)
+def test_typed_kinds_keep_every_top_level_field(manifest: dict[str, Any], typ: str) -> None:
+    from raygang import create_companion
+    from raygang.plan import Companion
+
+    monitor = install({}, preview=False)
+
+    @pulumi.runtime.test
+    def program() -> Any:
+        create_companion(Companion("f.yaml (document 2)", manifest))
+
+    program()
+    (made,) = monitor.registrations
+    assert made.type == typ
+    assert made.inputs == manifest
+
+
+def test_a_field_the_kind_does_not_have_is_a_clear_error() -> None:
+    from raygang import create_companion
+    from raygang.plan import Companion
+
+    install({}, preview=True)
+    bad = {**COMPANIONS[0], "metadata": {"name": "code", "namespace": "default"}, "dta": {}}
+
+    @pulumi.runtime.test
+    def program() -> Any:
+        create_companion(Companion("f.yaml (document 2)", bad))
+
+    with pytest.raises(pulumi.RunError) as info:
+        program()
+    assert "f.yaml (document 2): ConfigMap has no field dta" in str(info.value)
