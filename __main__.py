@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pulumi
 from raygang import RayJobGang, RayJobGangArgs, VolcanoQueue, create_companions
-from raygang.kube.errors import SpecError
+from raygang.kube.errors import SpecError, internal_error
 from raygang.lifecycle.facts import live_snapshot
 from raygang.loader import load_files
 from raygang.pipeline import plan_everything, preflight_gate
@@ -41,6 +41,8 @@ def main() -> None:
         plan = plan_everything(docs, settings, base=here, snapshot=snapshot)
     except SpecError as exc:
         raise pulumi.RunError(f"raygang: invalid input:\n{exc}") from None
+    except RecursionError:  # a RuntimeError, but not the cluster's: the guard below reports it
+        raise
     except RuntimeError as exc:  # live facts without the kubernetes client or credentials
         raise pulumi.RunError(f"raygang: cannot read the cluster's state: {exc}") from None
 
@@ -70,6 +72,7 @@ def main() -> None:
                 plan=job,
                 queue=queues.get(job.queue or ""),
                 companions=[companions[c.key] for c in plan.companions_of(job)],
+                secret=_from_secret_config(job.item.source),
             ),
         )
         pulumi.export(
@@ -87,4 +90,26 @@ def main() -> None:
         )
 
 
-main()
+def _from_secret_config(source: str) -> bool:
+    """Whether a job comes from secret config: then its resources' inputs stay secret.
+
+    A job of ``raygang:jobs`` is named ``stack config raygang:jobs[i]``; any other comes from
+    a file of ``raygang:manifests``. Pulumi marks a whole key secret when any value in it is.
+    """
+    key = "jobs" if source.startswith("stack config raygang:jobs[") else "manifests"
+    return pulumi.runtime.is_config_secret(f"raygang:{key}")
+
+
+def _guarded() -> None:
+    """Run the program; an exception nobody expected ends it as a short error, no traceback."""
+    try:
+        main()
+    except pulumi.RunError:
+        raise
+    except Exception as exc:
+        stack = pulumi.get_stack()
+        inputs = f"stack {stack}'s raygang:* config (stacks/Pulumi.{stack}.yaml) and its files"
+        raise pulumi.RunError(internal_error(exc, inputs)) from None
+
+
+_guarded()

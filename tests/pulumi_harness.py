@@ -88,11 +88,17 @@ def stack_config(stack: str) -> dict[str, str]:
     }
 
 
-def install(config: dict[str, str], preview: bool, stack: str = "dev") -> RecordingMonitor:
-    """Install fresh mocks and config for one test (set_mocks is process-global)."""
+def install(
+    config: dict[str, str], preview: bool, stack: str = "dev", secret_keys: list[str] | None = None
+) -> RecordingMonitor:
+    """Install fresh mocks and config for one test (set_mocks is process-global).
+
+    ``secret_keys`` are the config keys Pulumi would mark secret (``config set --secret``);
+    none by default, so no test inherits another's.
+    """
     mocks = KubernetesMocks()
     monitor = RecordingMonitor(mocks)
-    pulumi.runtime.set_all_config(config)
+    pulumi.runtime.set_all_config(config, list(secret_keys or ()))
     pulumi.runtime.set_mocks(mocks, project=PROJECT, stack=stack, preview=preview, monitor=monitor)
     return monitor
 

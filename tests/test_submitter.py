@@ -57,6 +57,15 @@ KUBERAY_TEMPLATE_ARGS0 = (
     "ray job logs --address http://test-url --follow test-job-id"
 )
 
+# The same script as raygang writes it: KubeRay's `ray job submit ... -- ENTRYPOINT`, word for
+# word, sealed in one single-quoted eval word so the entrypoint cannot reach the script.
+SEALED_TEMPLATE_ARGS0 = KUBERAY_TEMPLATE_ARGS0.replace(
+    "then ray job submit --address http://test-url --no-wait --submission-id test-job-id -- "
+    "echo no quote 'single quote' \"double quote\" ; fi",
+    "then eval 'ray job submit --address http://test-url --no-wait --submission-id test-job-id "
+    "-- echo no quote '\\''single quote'\\'' \"double quote\"' ; fi",
+)
+
 
 def kuberay_template_job() -> dict[str, Any]:
     """KubeRay's rayJobTemplate() (common/job_test.go) as a RayJob spec mapping."""
@@ -200,7 +209,9 @@ def test_submitter_template_args_match_kuberay_byte_for_byte() -> None:
         submission_id="test-job-id",
         entrypoint=KUBERAY_ENTRYPOINT,
     )
-    assert submit_shell(tokens) == KUBERAY_TEMPLATE_ARGS0
+    assert " ".join(tokens) == KUBERAY_TEMPLATE_ARGS0  # KubeRay's tokens, unchanged
+    assert SEALED_TEMPLATE_ARGS0 != KUBERAY_TEMPLATE_ARGS0
+    assert submit_shell(tokens) == SEALED_TEMPLATE_ARGS0
 
     spec = {
         "entrypoint": KUBERAY_ENTRYPOINT,
@@ -220,14 +231,14 @@ def test_submitter_template_args_match_kuberay_byte_for_byte() -> None:
     default = submitter_pod_template(spec=spec, **kwargs)
     container = default["spec"]["containers"][0]
     assert container["command"] == ["/bin/bash", "-ce", "--"]
-    assert container["args"] == [KUBERAY_TEMPLATE_ARGS0]
+    assert container["args"] == [SEALED_TEMPLATE_ARGS0]
     assert container["image"] == "rayproject/ray:custom-version"
 
     # Test 2: a user template whose container has an empty command gets the default one.
     user = dict(spec, submitterPodTemplate={"spec": {"containers": [{"command": []}]}})
     container = submitter_pod_template(spec=user, **kwargs)["spec"]["containers"][0]
     assert container["command"] == ["/bin/bash", "-ce", "--"]
-    assert container["args"] == [KUBERAY_TEMPLATE_ARGS0]
+    assert container["args"] == [SEALED_TEMPLATE_ARGS0]
 
 
 def test_runtime_env_yaml_vector_has_go_sorted_keys() -> None:
@@ -625,7 +636,11 @@ def test_default_template_container_resources_security_and_env() -> None:
         "limits": {"cpu": "1", "memory": "1Gi"},
         "requests": {"cpu": "500m", "memory": "200Mi"},
     }
-    assert container["securityContext"] == {"allowPrivilegeEscalation": False}
+    assert container["securityContext"] == {
+        "allowPrivilegeEscalation": False,
+        "capabilities": {"drop": ["ALL"]},
+        "seccompProfile": {"type": "RuntimeDefault"},
+    }
     assert container["command"] == ["/bin/bash", "-ce", "--"]
     assert container["env"] == [
         {"name": "PYTHONUNBUFFERED", "value": "1"},
@@ -634,7 +649,7 @@ def test_default_template_container_resources_security_and_env() -> None:
     ]
     (args0,) = container["args"]
     assert args0.startswith("until python -c")
-    assert "--submission-id train-0123abcd -- python /app/main.py --epochs 3 ;" in args0
+    assert "--submission-id train-0123abcd -- python /app/main.py --epochs 3' ; fi ;" in args0
     assert args0.endswith(
         "ray job logs --address http://train-head-svc.ml.svc.cluster.local:8265 "
         "--follow train-0123abcd"
@@ -681,13 +696,14 @@ def test_user_template_with_command_is_kept_untouched() -> None:
     pod = template["spec"]
     assert pod["restartPolicy"] == "OnFailure"
     assert pod["serviceAccountName"] == "submitter"
-    assert "automountServiceAccountToken" not in pod  # hardening only in the default template
+    # Least privilege for the user's template too: only fields it leaves unset are added.
+    assert pod["automountServiceAccountToken"] is False
     (container,) = pod["containers"]
     assert container["command"] == ["my-submit"]
     assert container["args"] == ["--flag"]
     assert container["image"] == "me/submitter:1"
     assert container["resources"] == {"requests": {"cpu": "100m"}}
-    assert "securityContext" not in container
+    assert container["securityContext"] == sm.restricted_security_context()
     assert [e["name"] for e in container["env"]] == [
         "FOO",
         "PYTHONUNBUFFERED",
@@ -990,3 +1006,290 @@ class TestFailOnJobFailure:
             "sys.exit(0 if JobSubmissionClient('http://test-url').get_job_status('test-job-id')"
             ' == JobStatus.SUCCEEDED else 1)"'
         )
+
+
+# --- the entrypoint cannot break the script (issue 18, item 6) ---------------------------------
+
+GUARD_STUB = """#!{python}
+import json, os, sys
+with open(os.environ["STUB_LOG"], "a") as log:
+    log.write(json.dumps({{"prog": os.path.basename(sys.argv[0]), "argv": sys.argv[1:]}}) + "\\n")
+# STUB_STATUS=0: `ray job status` finds the job (a retried pod); 1: it does not exist yet.
+sys.exit(int(os.environ["STUB_STATUS"]) if sys.argv[1:3] == ["job", "status"] else 0)
+"""
+
+HOSTILE = [
+    "python a.py # note",
+    "python 'a.py",
+    'python a.py "unbalanced',
+    "python a.py ; fi ; echo X ; if true ; then true",
+    "python a.py\necho X",
+    "python a.py $(echo X) `echo X` ${HOME}",
+    "python a.py '\\'' ; fi ; echo X #",
+    "python a.py &&",
+    "python a.py <<EOF\nX\nEOF",
+    "python a.py )",
+    "\\",
+]
+
+
+@pytest.fixture
+def guard_stubs(tmp_path: Path) -> Path:
+    bin_dir = tmp_path / "guard-bin"
+    bin_dir.mkdir()
+    for name in ("ray", "python"):
+        path = bin_dir / name
+        path.write_text(GUARD_STUB.format(python=sys.executable))
+        path.chmod(path.stat().st_mode | stat.S_IXUSR)
+    return bin_dir
+
+
+def rendered_args0(entrypoint: str, **kwargs: Any) -> str:
+    """The submitter container's script, as the Job carries it."""
+    (args0,) = template_for(job_spec(entrypoint=entrypoint), **kwargs)["spec"]["containers"][0][
+        "args"
+    ]
+    return str(args0)
+
+
+def run_script(
+    script: str, stubs: Path, cwd: Path, status: int
+) -> tuple[int, str, list[dict[str, Any]]]:
+    """Run the script as the pod does; (exit status, stdout, the stubs' calls)."""
+    log = cwd / "calls.jsonl"
+    log.unlink(missing_ok=True)
+    env = {
+        "PATH": f"{stubs}:/usr/bin:/bin",
+        "STUB_LOG": str(log),
+        "STUB_STATUS": str(status),
+        "HOME": str(cwd),
+    }
+    done = subprocess.run(
+        [BASH, "-ce", "--", script], cwd=cwd, env=env, timeout=60, capture_output=True, text=True
+    )
+    calls = [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
+    return done.returncode, done.stdout, calls
+
+
+def bash_argv(entrypoint: str, cwd: Path) -> list[str]:
+    """The words bash makes of an entrypoint on its own (what KubeRay's layout intends)."""
+    out = subprocess.run(
+        [BASH, "-c", "printf '%s\\0' " + entrypoint],
+        capture_output=True,
+        check=True,
+        timeout=30,
+        cwd=cwd,
+        env={"PATH": "/usr/bin:/bin", "HOME": str(cwd)},
+    ).stdout
+    return out.decode().split("\0")[:-1]
+
+
+@pytest.mark.parametrize("entrypoint", HOSTILE)
+def test_hostile_entrypoints_leave_the_script_and_the_retry_guard_intact(
+    entrypoint: str, guard_stubs: Path, tmp_path: Path
+) -> None:
+    script = rendered_args0(entrypoint)
+    # The script parses whatever the entrypoint is: it is one single-quoted eval word.
+    subprocess.run([BASH, "-n", "-c", script], check=True, timeout=30)
+    work = tmp_path / "work"
+    work.mkdir()
+    # A retried pod: `ray job status` finds the job, so nothing is submitted and nothing of
+    # the entrypoint runs; the pod only follows the logs.
+    code, out, calls = run_script(script, guard_stubs, work, status=0)
+    assert code == 0
+    assert "X" not in out
+    assert [c["argv"][:2] for c in calls if c["prog"] == "ray"] == [
+        ["job", "status"],
+        ["job", "logs"],
+    ]
+    assert sorted(p.name for p in work.iterdir()) == ["calls.jsonl"]
+
+
+@pytest.mark.parametrize(
+    "entrypoint",
+    ["python a.py # note", "python a.py\necho X", "python a.py $(echo X) `echo X` ${HOME}"],
+)
+def test_parseable_entrypoints_submit_what_bash_makes_of_them_and_follow_the_logs(
+    entrypoint: str, guard_stubs: Path, tmp_path: Path
+) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    code, out, calls = run_script(rendered_args0(entrypoint), guard_stubs, work, status=1)
+    assert code == 0
+    ray = [c["argv"] for c in calls if c["prog"] == "ray"]
+    assert [argv[:2] for argv in ray] == [["job", "status"], ["job", "submit"], ["job", "logs"]]
+    submitted = ray[1][ray[1].index("--") + 1 :]
+    first_line = entrypoint.split("\n")[0]
+    assert submitted == bash_argv(first_line, work)
+    # A second line is a second command, in the submitter, as in KubeRay's layout; it runs
+    # inside the guard, never after `fi`.
+    assert out == ("X\n" if "\n" in entrypoint else "")
+
+
+@pytest.mark.parametrize(
+    "entrypoint",
+    [e for e in HOSTILE if subprocess.run([BASH, "-n", "-c", e], capture_output=True).returncode],
+)
+def test_unparseable_entrypoints_fail_the_first_pod_without_running_any_of_it(
+    entrypoint: str, guard_stubs: Path, tmp_path: Path
+) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    code, out, calls = run_script(rendered_args0(entrypoint), guard_stubs, work, status=1)
+    assert code != 0
+    assert "X" not in out
+    assert [c["argv"][:2] for c in calls if c["prog"] == "ray"] == [["job", "status"]]
+
+
+@pytest.mark.parametrize(
+    ("entrypoint", "said"),
+    [
+        (
+            "python a.py ; fi ; echo X ; if true ; then true",
+            "syntax error near unexpected token `fi'",
+        ),
+        ("python 'a.py", "unexpected EOF while looking for matching `''"),
+        ('python a.py "unbalanced', "unexpected EOF while looking for matching `\"'"),
+        ("python a.py &&", "syntax error: unexpected end of file"),
+        ("python a.py )", "syntax error near unexpected token `)'"),
+    ],
+)
+def test_validation_refuses_what_bash_cannot_parse_with_bashs_message(
+    entrypoint: str, said: str
+) -> None:
+    from raygang.rayjob.validate import manifest_problems
+
+    from tests.builders import rayjob
+
+    manifest = rayjob()
+    manifest["spec"]["entrypoint"] = entrypoint
+    (problem,) = manifest_problems(manifest, "jobs/x.yaml")
+    assert problem.path == "spec.entrypoint"
+    assert problem.message.startswith(
+        "bash cannot parse it as the submitter runs it (ray job submit ... -- <entrypoint>): line"
+    )
+    assert said in problem.message
+    assert problem.accepted.startswith("a shell command bash can parse")
+
+
+@pytest.mark.parametrize("entrypoint", ["python a.py # note", "python a.py\necho X"])
+def test_validation_accepts_what_bash_parses(entrypoint: str) -> None:
+    from raygang.rayjob.validate import manifest_problems
+
+    from tests.builders import rayjob
+
+    manifest = rayjob()
+    manifest["spec"]["entrypoint"] = entrypoint
+    assert manifest_problems(manifest, "jobs/x.yaml") == []
+
+
+def test_an_entrypoint_the_submitter_does_not_run_is_not_checked() -> None:
+    from raygang.rayjob.validate import manifest_problems
+
+    from tests.builders import rayjob
+
+    manifest = rayjob(mode="InteractiveMode")
+    manifest["spec"]["entrypoint"] = "python 'a.py"
+    assert manifest_problems(manifest, "jobs/x.yaml") == []
+
+
+shell_soup = st.lists(
+    st.sampled_from(list("ab #;&|()'\"`$\\{}<>\n!*?~=-")) | shell_text, max_size=12
+).map("".join)
+
+
+@settings(max_examples=40, deadline=None)
+@given(entrypoint=shell_soup.filter(lambda e: e.strip()))
+def test_no_entrypoint_breaks_the_script_or_the_guard(entrypoint: str) -> None:
+    script = rendered_args0(entrypoint)
+    parsed = subprocess.run([BASH, "-n", "-c", script], capture_output=True, timeout=30)
+    assert parsed.returncode == 0, parsed.stderr
+    # The eval'd word is KubeRay's `ray job submit ... -- ENTRYPOINT`, byte for byte.
+    sealed = script.split(" ; then eval ", 1)[1].rsplit(" ; fi ; ray job logs", 1)[0]
+    (word,) = bash_words_raw(sealed)
+    assert word.endswith(" -- " + sm.go_trim_space(entrypoint))
+
+
+def bash_words_raw(text: str) -> list[str]:
+    out = subprocess.run(
+        [BASH, "-c", "printf '%s\\0' " + text], capture_output=True, check=True, timeout=30
+    ).stdout
+    return out.decode("utf-8", "surrogateescape").split("\0")[:-1]
+
+
+@pytest.mark.parametrize("mode", ["sidecar", "sidecar-restart"])
+def test_sidecar_scripts_seal_the_entrypoint_too(mode: str) -> None:
+    spec = job_spec(entrypoint="python a.py ; fi ; echo X # note")
+    spec.pop("runtimeEnvYAML")
+    container = sidecar_container(
+        spec=spec, submission_id="s-1", job_name="j", sidecar_restart=mode == "sidecar-restart"
+    )
+    (script,) = container["args"]
+    subprocess.run([BASH, "-n", "-c", script], check=True, timeout=30)
+    assert " eval 'ray job submit --address http://127.0.0.1:8265 " in script
+
+
+# --- least privilege (issue 18, item 7) ---------------------------------------------------------
+
+
+def user_pod(**pod: Any) -> dict[str, Any]:
+    spec = job_spec(
+        submitterPodTemplate={
+            "spec": {"containers": [{"name": "c", "image": "i"}], **copy.deepcopy(pod)}
+        }
+    )
+    return dict(template_for(spec)["spec"])
+
+
+def test_a_custom_template_gets_no_token_and_a_restricted_context() -> None:
+    pod = user_pod(initContainers=[{"name": "fetch", "image": "busybox"}])
+    assert pod["automountServiceAccountToken"] is False
+    for container in pod["initContainers"] + pod["containers"]:
+        assert container["securityContext"] == sm.restricted_security_context()
+
+
+def test_what_the_template_sets_wins_field_by_field() -> None:
+    context = {
+        "allowPrivilegeEscalation": True,
+        "capabilities": {"add": ["NET_BIND_SERVICE"]},
+        "seccompProfile": {"type": "Unconfined"},
+        "runAsUser": 1000,
+    }
+    pod = user_pod(
+        automountServiceAccountToken=True,
+        containers=[{"name": "c", "image": "i", "securityContext": context}],
+    )
+    assert pod["automountServiceAccountToken"] is True
+    assert pod["containers"][0]["securityContext"] == context
+    pod = user_pod(
+        containers=[{"name": "c", "image": "i", "securityContext": {"runAsNonRoot": True}}]
+    )
+    assert pod["containers"][0]["securityContext"] == {
+        "runAsNonRoot": True,
+        **sm.restricted_security_context(),
+    }
+
+
+@pytest.mark.parametrize(
+    "context",
+    [{"privileged": True}, {"capabilities": {"add": ["SYS_ADMIN"]}}],
+)
+def test_no_escalation_setting_where_kubernetes_would_refuse_it(context: dict[str, Any]) -> None:
+    pod = user_pod(containers=[{"name": "c", "image": "i", "securityContext": dict(context)}])
+    assert "allowPrivilegeEscalation" not in pod["containers"][0]["securityContext"]
+
+
+def test_a_pod_level_seccomp_profile_is_not_overridden() -> None:
+    pod = user_pod(
+        securityContext={"seccompProfile": {"type": "Localhost", "localhostProfile": "p"}}
+    )
+    assert "seccompProfile" not in pod["containers"][0]["securityContext"]
+    assert pod["securityContext"] == {
+        "seccompProfile": {"type": "Localhost", "localhostProfile": "p"}
+    }
+
+
+def test_a_windows_pod_gets_only_the_token_setting() -> None:
+    pod = user_pod(os={"name": "windows"})
+    assert pod["automountServiceAccountToken"] is False
+    assert "securityContext" not in pod["containers"][0]

@@ -2,17 +2,19 @@
 
 Exit codes: 0 success; 2 invalid input, or an ``--out`` that cannot be written (a message
 naming the file and field, no traceback); 3 a gang that can never be admitted, where
-``pulumi preview`` fails too (unless ``--preflight warn|off`` or ``raygang:preflight``).
+``pulumi preview`` fails too (unless ``--preflight warn|off`` or ``raygang:preflight``);
+1 an error nobody expected (a bug: a short message naming the input, never a traceback).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from raygang.kube.errors import SpecError
+from raygang.kube.errors import SpecError, internal_error
 from raygang.kuberay.gang import Accounting
 from raygang.loader import load_files
 from raygang.pipeline import plan_everything, preflight_gate, resolve_now, resolve_snapshot
@@ -20,8 +22,16 @@ from raygang.plan import StackPlan
 from raygang.render import OutDirError, render_json, render_table, render_yaml, write_manifests
 from raygang.settings import StackSettings, read_stack_file
 
-__all__ = ["EXIT_INVALID", "EXIT_NEVER_ADMITTED", "build_plan", "find_project_dir", "main"]
+__all__ = [
+    "EXIT_INTERNAL",
+    "EXIT_INVALID",
+    "EXIT_NEVER_ADMITTED",
+    "build_plan",
+    "find_project_dir",
+    "main",
+]
 
+EXIT_INTERNAL = 1
 EXIT_INVALID = 2
 EXIT_NEVER_ADMITTED = 3
 
@@ -173,7 +183,41 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; returns the exit code."""
+    """Run the command line; returns the exit code.
+
+    Whatever fails, the user gets a message, never a traceback: an exception nobody expected
+    ends the command with a short error naming the input and asking for a report
+    (exit :data:`EXIT_INTERNAL`).
+    """
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:
+        print("raygang: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # `raygang plan | head`: the reader left; nothing to report
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_INTERNAL
+    except Exception as exc:
+        print(internal_error(exc, _inputs(argv)), file=sys.stderr)
+        return EXIT_INTERNAL
+
+
+def _inputs(argv: Sequence[str] | None) -> str:
+    """The inputs of a command line, for a message: its files, or its stack's file."""
+    try:
+        args, _ = _parser().parse_known_args(argv)
+    except SystemExit:
+        return "the command line's inputs"
+    named = [str(f) for f in getattr(args, "files", None) or []]
+    if not named or args.stack:
+        stack = args.stack or "dev"
+        named.append(f"stack {stack} (stacks/Pulumi.{stack}.yaml)")
+    if getattr(args, "cluster", None):
+        named.append(f"--cluster {args.cluster}")
+    return ", ".join(named)
+
+
+def _main(argv: Sequence[str] | None) -> int:
     args = _parser().parse_args(argv)
     project_dir = args.project_dir or find_project_dir()
     if args.replace and args.out is None:

@@ -41,17 +41,27 @@ __all__ = [
 
 
 def _custom(
-    name: str, resource: PlannedResource, metadata: Any, opts: pulumi.ResourceOptions
+    name: str,
+    resource: PlannedResource,
+    metadata: Any,
+    opts: pulumi.ResourceOptions,
+    secret: bool = False,
 ) -> CustomResource:
     manifest = resource.manifest
     return CustomResource(
         name,
         api_version=resource.api_version,
         kind=resource.kind,
-        metadata=metadata,
-        spec=manifest.get("spec"),
+        metadata=_secret(metadata, secret),
+        spec=_secret(manifest.get("spec"), secret),
         opts=opts,
     )
+
+
+def _secret(value: Any, secret: bool) -> Any:
+    """``value`` as a secret input when it comes from secret config: encrypted in the state,
+    ``[secret]`` in previews and diffs."""
+    return pulumi.Output.secret(value) if secret else value
 
 
 # --- companions: any Kubernetes object, created as it is written ------------------------
@@ -226,6 +236,8 @@ class RayJobGangArgs:
         source: names the manifest in error messages.
         snapshot: what the cluster reports, for the lifecycle decision and the preflight.
         now: the clock for lifecycle decisions (default: the current time).
+        secret: the manifest comes from secret config (``pulumi config set --secret``):
+            every input of the job's resources is registered as a secret.
     """
 
     manifest: Mapping[str, Any] | None = None
@@ -236,6 +248,7 @@ class RayJobGangArgs:
     source: str = "RayJobGangArgs.manifest"
     snapshot: ClusterSnapshot | None = None
     now: datetime | None = None
+    secret: bool = False
 
 
 def _check_queue(plan: JobPlan, queue: VolcanoQueue | None, source: str) -> None:
@@ -339,18 +352,25 @@ class RayJobGang(pulumi.ComponentResource):
                 metadata["ownerReferences"] = [owner_reference(plan.name, record_uid)]
             rname = f"{name}-{resource.role}"
             made: pulumi.Resource
+            secret = args.secret
             if resource.role == "record":
                 record = k8s.core.v1.ConfigMap(
-                    rname, metadata=metadata, data=dict(resource.manifest["data"]), opts=opts_i
+                    rname,
+                    metadata=_secret(metadata, secret),
+                    data=_secret(dict(resource.manifest["data"]), secret),
+                    opts=opts_i,
                 )
                 record_uid = record.metadata.apply(lambda m: m.uid)
                 made = record
             elif resource.role == "submitter":
                 made = k8s.batch.v1.Job(
-                    rname, metadata=metadata, spec=resource.manifest["spec"], opts=opts_i
+                    rname,
+                    metadata=_secret(metadata, secret),
+                    spec=_secret(resource.manifest["spec"], secret),
+                    opts=opts_i,
                 )
             else:
-                made = _custom(rname, resource, metadata, opts_i)
+                made = _custom(rname, resource, metadata, opts_i, secret)
             created[resource.ref] = made
         self.resources = created
 

@@ -137,8 +137,14 @@ class TestRayJobs:
         assert fit.status == "fail"
         assert "0/3 nodes are unavailable: 3 Insufficient nvidia.com/gpu." in fit.message
         assert any("add nodes that offer nvidia.com/gpu" in r for r in result.reasons)
-        # One cause, stated once per stage that reports it in Volcano's own words.
-        assert len(result.reasons) <= 2
+        # overcommit votes first and the first rejection returns: kubectl describe
+        # podgroup shows only its event; proportion's words and the fit are ours.
+        assert result.phase == "Pending"
+        assert result.reasons[0].startswith(
+            "resource in cluster is overused: overused nvidia.com/gpu -- "
+        )
+        assert all(r.startswith("raygang (") for r in result.reasons[1:])
+        assert len(result.reasons) <= 3
 
     def test_head_fits_but_workers_fragment(self) -> None:
         manifest = job(

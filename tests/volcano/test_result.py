@@ -24,8 +24,9 @@ class TestResultShape:
     def test_to_dict(self) -> None:
         result = run(job(), fixture("cpu-only.yaml"))
         doc = result.to_dict()
-        assert set(doc) == {"verdict", "neverAdmitted", "reasons", "checks"}
+        assert set(doc) == {"verdict", "neverAdmitted", "phase", "phaseReason", "reasons", "checks"}
         assert doc["verdict"] == "admitted"
+        assert doc["phase"] == "Running"
         assert doc["neverAdmitted"] is False
         assert doc["checks"][0] == {
             "name": "snapshot",
@@ -37,7 +38,8 @@ class TestResultShape:
         result = run(job(head={"cpu": "64"}), fixture("cpu-only.yaml"))
         lines = result.table_lines()
         assert lines[0] == "  preflight     stuck  (never admitted as declared)"
-        assert lines[1].startswith("                - ")
+        assert lines[1].startswith("  phase         Pending: enqueue refuses it (")
+        assert lines[2].startswith("                - ")
         assert any(line.startswith("    fit ") and " fail " in line for line in lines)
         assert all(line.startswith("  ") for line in lines)
 

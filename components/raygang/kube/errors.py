@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-__all__ = ["MapKey", "Problem", "SpecError", "describe_value", "field_path"]
+__all__ = ["MapKey", "Problem", "SpecError", "describe_value", "field_path", "internal_error"]
 
 _PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
 _MAX_VALUE_CHARS = 80
@@ -130,3 +130,24 @@ class SpecError(ValueError):
     def one(cls, source: str, path: str, message: str, accepted: str = "") -> SpecError:
         """A SpecError holding a single problem."""
         return cls([Problem(source, path, message, accepted)])
+
+
+def internal_error(exc: BaseException, inputs: str) -> str:
+    """The message for an exception nobody expected: short, the input named, no traceback.
+
+    The command line and the Pulumi program both end with it instead of a traceback, which
+    would say nothing to the user and bury the one line that matters: which input.
+
+    Args:
+        exc: what was raised.
+        inputs: the input being planned, e.g. ``jobs/train.yaml`` or ``stack dev config``.
+    """
+    what = str(exc).splitlines()[0][:300] if str(exc) else ""
+    kind = type(exc).__name__
+    return (
+        f"raygang: internal error while planning {inputs}: {kind}"
+        + (f": {what}" if what else "")
+        + "\nraygang: this is a bug in raygang, not a problem it found in the input; "
+        "please report it, with the input above (or the smallest part of it that still "
+        "fails), to the raygang maintainers"
+    )

@@ -16,6 +16,7 @@ from raygang.kube.jsontext import dumps_indented
 from raygang.kube.tree import copy_tree
 from raygang.kuberay import submitter
 from raygang.kuberay.gang import HEAD_GROUP, SUBMITTER_GROUP, Gang
+from raygang.kuberay.redact import redact_rayjob
 from raygang.kuberay.settings import JobSettings
 from raygang.rayjob.spec import RayJobInput
 
@@ -100,7 +101,9 @@ def record_manifest(
     It keeps the input and the computed gang, so ``kubectl get cm <job>`` answers "what
     was submitted and what was reserved" without Pulumi. The input is indented JSON with
     sorted keys: line-per-field, so ``pulumi preview --diff`` shows what changed, and about
-    15 times cheaper to produce than YAML, which dominated planning time.
+    15 times cheaper to produce than YAML, which dominated planning time. It is the input
+    without secret values (:func:`raygang.kuberay.redact.redact_rayjob`): a ConfigMap is
+    readable by roles that cannot read Secrets, and the lifecycle needs none of them.
     """
     gang_doc = {
         "accounting": str(gang.accounting),
@@ -108,7 +111,8 @@ def record_manifest(
         "minResources": gang.min_resources_strings(),
     }
     data = {
-        "rayjob.json": dumps_indented(item.raw, sort_keys=True, ensure_ascii=False) + "\n",
+        "rayjob.json": dumps_indented(redact_rayjob(item.raw), sort_keys=True, ensure_ascii=False)
+        + "\n",
         "gang.json": json.dumps(gang_doc, sort_keys=True),
         "submissionId": submission_id,
     }

@@ -20,6 +20,13 @@ Where this module deliberately differs from KubeRay (each is also commented at i
   the original bytes. For strings of printable characters without ``$`` or backtick the output
   is byte-identical to ``strconv.Quote``. ``!`` is left alone on purpose: history expansion is
   off in ``bash -c``, and a backslash before ``!`` would be kept by bash, changing the value.
+* **The entrypoint cannot break the script.** KubeRay splices the entrypoint into the script
+  (``... -- ENTRYPOINT ; fi ; ray job logs ...``), so ``python a.py # note`` comments out the
+  rest, an unbalanced quote swallows it and ``x ; fi ; ... if true ; then true`` escapes the
+  ``if ! ray job status`` retry guard. Here KubeRay's ``ray job submit ... -- ENTRYPOINT`` is
+  one single-quoted word handed to ``eval``: the entrypoint is still shell code, parsed by
+  the same bash in the same place, but on its own. Validation refuses, with bash's message
+  (``bash -n``), an entrypoint bash cannot parse.
 * **Values that reach the shell unquoted** (submission ID, dashboard address) are validated
   instead of quoted, so the token vector still matches KubeRay's.
 * **Submission ID.** KubeRay uses ``<job>-<5 random chars>``, regenerated on every retry;
@@ -28,7 +35,9 @@ Where this module deliberately differs from KubeRay (each is also commented at i
   ``RAY_DASHBOARD_ADDRESS`` and ``RAY_JOB_SUBMISSION_ID`` even if the user's template already
   sets them (the later entry wins in the kubelet). Duplicate names are rejected by server-side
   apply, so the user's entry is dropped instead: the effective values are the same.
-* **Default template hardening**, a missing ``restartPolicy`` filled in, and labels
+* **Least privilege** for every submitter pod, the user's template too (no service-account
+  token, a restricted securityContext, unless the template sets them), a missing
+  ``restartPolicy`` filled in, and labels
   ``app.kubernetes.io/created-by: raygang``; see :func:`submitter_pod_template`.
 * **Errors up front** where KubeRay would loop or hand Ray something broken: an empty
   entrypoint, NUL characters, a head container that declares ports but no ``dashboard`` one
@@ -48,6 +57,7 @@ import unicodedata
 from collections.abc import Mapping
 from typing import Any, Final
 
+from raygang.kube.bashsyntax import go_trim_space, single_quote
 from raygang.kube.goquote import SubmitterError, go_json_dumps, shell_quote
 from raygang.kube.goyaml import runtime_env_data, runtime_env_json
 
@@ -66,6 +76,7 @@ __all__ = [
     "dashboard_url",
     "default_submitter_container",
     "go_json_dumps",
+    "restricted_security_context",
     "runtime_env_json",
     "shell_quote",
     "sidecar_container",
@@ -190,22 +201,6 @@ def _head_image(spec: Mapping[str, Any]) -> str:
         # KubeRay copies the head image so the submitter's `ray` matches the cluster's.
         raise SubmitterError(f"{where}.containers[0].image is required for the default submitter")
     return image
-
-
-_GO_SPACE: Final = frozenset(
-    "\t\n\v\f\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009"
-    "\u200a\u2028\u2029\u202f\u205f\u3000"
-)
-
-
-def _go_trim_space(text: str) -> str:
-    """``strings.TrimSpace``: Go's white space set (Python's ``strip`` also trims \\x1c-\\x1f)."""
-    start, end = 0, len(text)
-    while start < end and text[start] in _GO_SPACE:
-        start += 1
-    while end > start and text[end - 1] in _GO_SPACE:
-        end -= 1
-    return text[start:end]
 
 
 def _go_percent_f_float32(value: Any, field: str) -> str | None:
@@ -419,7 +414,7 @@ def submission_id(job_name: str, spec: Mapping[str, Any]) -> str:
     except ValueError:
         resources_data = resources
     payload = {
-        "entrypoint": _go_trim_space(entrypoint) if isinstance(entrypoint, str) else entrypoint,
+        "entrypoint": go_trim_space(entrypoint) if isinstance(entrypoint, str) else entrypoint,
         "runtimeEnv": runtime_env_data(runtime_env) if isinstance(runtime_env, str) else None,
         "metadata": spec.get("metadata") or {},
         "entrypointNumCpus": _go_percent_f_float32(
@@ -471,15 +466,18 @@ def build_submit_command(
         ray job submit --address A --no-wait [flags] --submission-id ID -- ENTRYPOINT ;
         fi ; ray job logs --address A --follow ID
 
+    These are KubeRay's tokens; :func:`submit_shell` makes the script of them, with
+    ``ray job submit ... -- ENTRYPOINT`` sealed in one ``eval`` word.
+
     The ``if ! ray job status`` guard is what makes a retried pod follow the job instead of
     submitting it again (kuberay#2154, fixed by #2579). SidecarMode (the submitter container
     shares the head's network namespace) probes ``localhost``, and without
     ``sidecar_restart`` (KubeRay's ``SidecarSubmitterRestart`` gate) it has no guard, no
     ``--no-wait`` and no ``ray job logs``: ``ray job submit`` itself follows the job.
 
-    The entrypoint is trimmed and inserted unquoted: it is shell code by design (KubeRay's
-    own tests use ``echo no quote 'single quote' "double quote"``). The runtime env, metadata
-    and resources are quoted with :func:`shell_quote`; see the module docstring.
+    The entrypoint is trimmed and is one token: shell code, as KubeRay's own tests use it
+    (``echo no quote 'single quote' "double quote"``). The runtime env, metadata and
+    resources are quoted with :func:`shell_quote`; see the module docstring.
 
     Args:
         mode: ``K8sJobMode`` or ``SidecarMode``.
@@ -525,7 +523,7 @@ def build_submit_command(
     job_id = _check_submission_id(submission_id)
     if not isinstance(entrypoint, str):
         raise SubmitterError(f"spec.entrypoint must be a string, got {type(entrypoint).__name__}")
-    command = _go_trim_space(entrypoint)
+    command = go_trim_space(entrypoint)
     if not command:
         raise SubmitterError(
             "spec.entrypoint is empty: there is nothing for `ray job submit` to run"
@@ -587,12 +585,30 @@ _STATUS_CHECK = (
 
 
 def submit_shell(tokens: list[str]) -> str:
-    """The tokens joined by single spaces: the container's ``args[0]`` for ``bash -ce --``."""
-    return " ".join(tokens)
+    """The container's ``args[0]`` for ``bash -ce --``: the tokens, the entrypoint sealed.
+
+    KubeRay joins the tokens with single spaces, which splices the entrypoint into the
+    script. Here ``ray job submit ... -- ENTRYPOINT`` (KubeRay's words, unchanged) becomes
+    one single-quoted word for ``eval``: the entrypoint is still shell code, parsed by the
+    same bash at the same point, but on its own, so a ``#``, a ``fi``, a newline or an
+    unbalanced quote in it cannot reach the ``if ! ray job status`` retry guard or the
+    ``ray job logs`` after it.
+    """
+    start = next(
+        (i for i in range(len(tokens) - 2) if tokens[i : i + 3] == ["ray", "job", "submit"]),
+        None,
+    )
+    if start is None or "--" not in tokens[start:]:
+        return " ".join(tokens)
+    # The first "--" after `ray job submit` ends its flags (no flag value is "--"); the
+    # entrypoint is the one token after it.
+    end = tokens.index("--", start) + 2
+    sealed = [*tokens[:start], "eval", single_quote(" ".join(tokens[start:end])), *tokens[end:]]
+    return " ".join(sealed)
 
 
 def default_submitter_container(image: str) -> dict[str, Any]:
-    """KubeRay's ``GetDefaultSubmitterContainer`` plus ``allowPrivilegeEscalation: false``.
+    """KubeRay's ``GetDefaultSubmitterContainer`` plus :func:`restricted_security_context`.
 
     The image is the head's so the ``ray`` CLI matches the cluster's version. The requests
     (500m CPU, 200Mi) are what the PodGroup's ``minResources`` reserves for the submitter.
@@ -611,8 +627,74 @@ def default_submitter_container(image: str) -> dict[str, Any]:
             "requests": dict(DEFAULT_SUBMITTER_REQUESTS),
         },
         # The submitter only runs `ray job ...` over HTTP; it never needs more privileges.
-        "securityContext": {"allowPrivilegeEscalation": False},
+        "securityContext": restricted_security_context(),
     }
+
+
+def restricted_security_context() -> dict[str, Any]:
+    """The container securityContext every submitter gets unless its template says otherwise.
+
+    Kubernetes' ``restricted`` Pod Security Standard for what a container can choose: no
+    privilege escalation (setuid binaries), every Linux capability dropped, the runtime's
+    default seccomp profile.
+    """
+    return {
+        "allowPrivilegeEscalation": False,
+        "capabilities": {"drop": ["ALL"]},
+        "seccompProfile": {"type": "RuntimeDefault"},
+    }
+
+
+_SYS_ADMIN: Final = frozenset({"SYS_ADMIN", "CAP_SYS_ADMIN"})
+
+
+def _harden_container(container: dict[str, Any], pod_seccomp: bool) -> None:
+    """Fill in :func:`restricted_security_context` fields the container leaves unset.
+
+    What the user set wins, field by field, and so do the combinations Kubernetes refuses
+    with ``allowPrivilegeEscalation: false`` (``privileged: true``, ``CAP_SYS_ADMIN``): then
+    it is left unset. A pod-level ``seccompProfile`` applies to containers without their own,
+    so none is added over it.
+    """
+    context = container.get("securityContext")
+    if context is None:
+        context = container["securityContext"] = {}
+    if not isinstance(context, dict):
+        return  # not a mapping: validation reports it; nothing to merge into
+    capabilities = context.get("capabilities")
+    added = capabilities.get("add") if isinstance(capabilities, Mapping) else None
+    escalates = context.get("privileged") is True or (
+        isinstance(added, list) and any(str(c).upper() in _SYS_ADMIN for c in added)
+    )
+    if context.get("allowPrivilegeEscalation") is None and not escalates:
+        context["allowPrivilegeEscalation"] = False
+    if capabilities is None:
+        context["capabilities"] = {"drop": ["ALL"]}
+    if context.get("seccompProfile") is None and not pod_seccomp:
+        context["seccompProfile"] = {"type": "RuntimeDefault"}
+
+
+def _harden_pod(pod_spec: dict[str, Any]) -> None:
+    """Least privilege for a submitter pod, default or the user's ``submitterPodTemplate``.
+
+    No service-account token (the submitter talks to the Ray dashboard, never to the
+    Kubernetes API: the entrypoint's shell would otherwise hold the namespace's API rights),
+    and :func:`restricted_security_context` on every container. Only fields the template
+    leaves unset are filled in. Windows pods get the token setting only (Kubernetes refuses
+    these Linux fields for them).
+    """
+    if pod_spec.get("automountServiceAccountToken") is None:
+        pod_spec["automountServiceAccountToken"] = False
+    os_spec = pod_spec.get("os")
+    if isinstance(os_spec, Mapping) and os_spec.get("name") == "windows":
+        return
+    pod_context = pod_spec.get("securityContext")
+    pod_seccomp = isinstance(pod_context, Mapping) and pod_context.get("seccompProfile") is not None
+    for key in ("initContainers", "containers"):
+        containers = pod_spec.get(key)
+        for container in containers if isinstance(containers, list) else ():
+            if isinstance(container, dict):
+                _harden_container(container, pod_seccomp)
 
 
 def _auth_options(spec: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -741,8 +823,10 @@ def submitter_pod_template(
     first container gets ``PYTHONUNBUFFERED``, ``RAY_DASHBOARD_ADDRESS`` and
     ``RAY_JOB_SUBMISSION_ID`` (and Ray token-auth env when ``authOptions.mode`` is token).
 
-    Beyond KubeRay: the default template sets ``automountServiceAccountToken: false`` (the
-    submitter talks to the Ray dashboard, never to the Kubernetes API); a user template
+    Beyond KubeRay: every submitter pod, the user's template too, gets
+    ``automountServiceAccountToken: false`` (the submitter talks to the Ray dashboard, never
+    to the Kubernetes API) and :func:`restricted_security_context` on its containers, except
+    where the template sets these fields itself (see :func:`_harden_pod`); a user template
     without ``restartPolicy`` gets ``Never`` (a Job rejects the pod default, ``Always``).
 
     Args:
@@ -778,7 +862,6 @@ def submitter_pod_template(
             "spec": {
                 "containers": [default_submitter_container(_head_image(spec))],
                 "restartPolicy": "Never",
-                "automountServiceAccountToken": False,
             }
         }
     first = template["spec"]["containers"][0]
@@ -805,6 +888,7 @@ def submitter_pod_template(
         spec=spec,
         cluster_name=job_name,
     )
+    _harden_pod(template["spec"])
     metadata = template.setdefault("metadata", {})
     if not isinstance(metadata, dict):
         raise SubmitterError("spec.submitterPodTemplate.metadata must be a mapping")

@@ -30,6 +30,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from raygang.kube import goquote, goyaml
+from raygang.kube.bashsyntax import bash_syntax_error
 from raygang.kube.core import INT32_MAX
 from raygang.kube.errors import Problem, SpecError, describe_value
 from raygang.kube.names import (
@@ -451,7 +452,7 @@ def _check_cluster(
 
     group_base = f"{base}.workerGroupSpecs"
     seen: dict[str, int] = {}
-    members = 1  # the head
+    members: int | None = 1  # the head; None once the sum is out of range (reported)
     for index, raw_group in enumerate(_list(cluster.get("workerGroupSpecs"))):
         if not isinstance(raw_group, Mapping):
             continue
@@ -734,6 +735,16 @@ def _check_spec(c: _Checker, spec: Mapping[str, Any], meta: Mapping[str, Any]) -
         )
     if isinstance(entrypoint, str) and "\x00" in entrypoint:
         c.bad("spec.entrypoint", "contains a NUL character", "a shell command")
+    elif isinstance(entrypoint, str) and entrypoint.strip() and submits:
+        why = bash_syntax_error(entrypoint)
+        if why:
+            c.bad(
+                "spec.entrypoint",
+                f"bash cannot parse it as the submitter runs it (ray job submit ... -- "
+                f"<entrypoint>): {why}",
+                "a shell command bash can parse, e.g. python main.py --epochs 3 (quote any "
+                "';', '(', ')' or quote character meant for the program)",
+            )
 
     if mode == "SidecarMode":
         if "submitterPodTemplate" in spec and spec["submitterPodTemplate"] is not None:

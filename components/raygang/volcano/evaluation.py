@@ -31,6 +31,19 @@ from raygang.volcano.siblings import siblings_of
 # the allocate action, or after the gang is placed (pods beyond minMember, the submitter).
 Stage = Literal["webhook", "enqueue", "allocate", "running", "ours"]
 
+# The stage of each check's reason.
+STAGES: dict[str, Stage] = {
+    "queue": "webhook",
+    "capability": "enqueue",
+    "overcommit": "enqueue",
+    "proportion": "enqueue",
+    "gang": "allocate",
+    "fit": "allocate",
+    "fair-share": "allocate",
+    "placement": "allocate",
+    "submitter": "running",
+}
+
 
 @dataclass(frozen=True)
 class Reason:
@@ -84,6 +97,11 @@ class Evaluation:
         self.short: dict[str, set[str]] = {}
         # place_others(), once computed (base_after_others).
         self._base: tuple[list[Node], list[str]] | None = None
+        # What Volcano itself writes on the PodGroup: the enqueue voter that rejects and
+        # its event (overcommit is asked first; the first rejection returns), and the
+        # condition allocate leaves when the gang cannot be placed.
+        self.enqueue_event: tuple[str, str] | None = None
+        self.condition: str | None = None
 
     # -- bookkeeping ---------------------------------------------------------------------
 
@@ -109,8 +127,10 @@ class Evaluation:
         self.checks.append(Check(name, status, message))
         if status == "fail":
             self.failed.add(name)
+        if not volcano and " -- " in reason:
+            volcano, _, reason = reason.partition(" -- ")
         if (reason or volcano) and name not in ADVISORY_CHECKS:
-            self.reasons.append(Reason(name, stage, volcano, reason))
+            self.reasons.append(Reason(name, STAGES.get(name, stage), volcano, reason))
         if never:
             self.never = True
 
@@ -156,6 +176,13 @@ class Evaluation:
         return proportion_short(self.cluster, queue, minimum, reserved_by(admitted, queue.name))
 
     # -- the job's pods ------------------------------------------------------------------
+
+    @property
+    def group_tasks(self) -> int:
+        """The tasks of the PodGroup when Volcano judges it: the pods KubeRay creates and
+        the submitter's pod (it carries the group annotation but is not in minMember;
+        observed on Volcano v1.14.1 as a 4th Pending task of a 3-member gang)."""
+        return self.pods.created + (1 if self.pods.submitter is not None else 0)
 
     def distinct_tasks(self) -> list[Task]:
         """One pod of each role: the head, each worker group, the submitter."""

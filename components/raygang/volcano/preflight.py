@@ -80,24 +80,19 @@ from raygang.volcano.checks.fairshare import check_fair_share
 from raygang.volcano.checks.fit import check_fit
 from raygang.volcano.checks.placement import check_placement
 from raygang.volcano.checks.siblings import check_siblings
-from raygang.volcano.evaluation import Evaluation, Reason
+from raygang.volcano.evaluation import Evaluation
 from raygang.volcano.plugins.overcommit import DEFAULT_OVERCOMMIT_FACTOR
 from raygang.volcano.queue import QueueDecl
-from raygang.volcano.result import (
-    ADVISORY_CHECKS,
-    Check,
-    CheckStatus,
-    NodeShape,
-    PreflightResult,
-    Verdict,
-)
+from raygang.volcano.result import Check, CheckStatus, NodeShape, Phase, PreflightResult, Verdict
 from raygang.volcano.session import Session
+from raygang.volcano.verdict import result_of
 
 __all__ = [
     "DEFAULT_OVERCOMMIT_FACTOR",
     "Check",
     "CheckStatus",
     "NodeShape",
+    "Phase",
     "PreflightResult",
     "Session",
     "Verdict",
@@ -124,25 +119,6 @@ def run(ev: Evaluation) -> PreflightResult:
     return result_of(ev)
 
 
-def reason_text(reason: Reason) -> str:
-    if reason.volcano and reason.text:
-        return f"{reason.volcano} -- {reason.text}"
-    return reason.volcano or reason.text
-
-
-def result_of(ev: Evaluation) -> PreflightResult:
-    gating = [c for c in ev.checks if c.name not in ADVISORY_CHECKS]
-    verdict: Verdict
-    if any(c.status == "fail" for c in gating):
-        verdict = "stuck"
-    elif any(c.status in ("skip", "warn") for c in gating):
-        verdict = "unknown"
-    else:
-        verdict = "admitted"
-    reasons = tuple(reason_text(r) for r in ev.reasons)
-    return PreflightResult(verdict, reasons, tuple(ev.checks), ev.never)
-
-
 # Until every caller passes its pass's Session: the session of the last ``others`` tuple
 # seen (the same tuple is passed for every job of a pass), so a pass that passes none
 # still reads its snapshot once. One entry; it is replaced by the next pass.
@@ -153,6 +129,8 @@ def implicit_session(others: Sequence[JobPlan]) -> Session:
     """The session of the pass ``others`` belongs to, for callers that pass none."""
     if _IMPLICIT and _IMPLICIT[0][0] is others and isinstance(others, tuple):
         return _IMPLICIT[0][1]
+    for _, dropped in _IMPLICIT:
+        dropped.close()
     session = Session()
     _IMPLICIT[:] = [(others, session)]
     return session

@@ -10,10 +10,23 @@ from raygang.kube.errors import Problem, SpecError
 from raygang.kube.quantity import Quantity, QuantityError
 from raygang.volcano.api import DEFAULT_MAX_PODS
 
-__all__ = ["Check", "CheckStatus", "NodeShape", "PreflightResult", "Verdict", "parse_node_shapes"]
+__all__ = [
+    "Check",
+    "CheckStatus",
+    "NodeShape",
+    "Phase",
+    "PreflightResult",
+    "Verdict",
+    "parse_node_shapes",
+]
 
 
 Verdict = Literal["admitted", "stuck", "unknown"]
+
+# The PodGroup's phase as Volcano leaves it: Pending (enqueue refuses), Inqueue (admitted,
+# holding its reservation, not placed), Running (the gang is placed), or Refused (the
+# admission webhook refuses the PodGroup, which never exists).
+Phase = Literal["Pending", "Inqueue", "Running", "Refused"]
 
 CheckStatus = Literal["pass", "fail", "skip", "warn"]
 
@@ -52,23 +65,32 @@ class PreflightResult:
             (some check failed: the PodGroup stays Pending or Inqueue, or the job
             never starts); ``unknown`` (some check was skipped or is uncertain, and
             none failed). Never a guess: without a snapshot it is ``unknown``.
-        reasons: one line per failed or uncertain check: Volcano's own words where
-            Volcano says something, our explanation, then the smallest fix.
+        reasons: one line per failed or uncertain check. The first is what Volcano shows
+            on the PodGroup (``kubectl describe podgroup``), in its words, then our
+            explanation and the smallest fix; the later ones are ours (``raygang ...:``),
+            which Volcano does not report in that phase.
         checks: every check, in evaluation order.
         never_admitted: True when waiting cannot help (see the module docstring); the
             Pulumi preview fails on it.
+        phase: the PodGroup phase Volcano leaves the gang in; None when it cannot be told.
+        phase_reason: what keeps it there.
     """
 
     verdict: Verdict
     reasons: tuple[str, ...]
     checks: tuple[Check, ...]
     never_admitted: bool = False
+    phase: Phase | None = None
+    phase_reason: str = ""
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON form: ``verdict``, ``neverAdmitted``, ``reasons``, ``checks``."""
+        """The JSON form: ``verdict``, ``neverAdmitted``, ``phase``, ``phaseReason``,
+        ``reasons``, ``checks``."""
         return {
             "verdict": self.verdict,
             "neverAdmitted": self.never_admitted,
+            "phase": self.phase,
+            "phaseReason": self.phase_reason,
             "reasons": list(self.reasons),
             "checks": [c.to_dict() for c in self.checks],
         }
@@ -77,6 +99,8 @@ class PreflightResult:
         """A block for ``raygang plan``'s table, indented like the rest of a job."""
         headline = self.verdict + ("  (never admitted as declared)" if self.never_admitted else "")
         lines = [f"  preflight     {headline}"]
+        if self.phase is not None or self.phase_reason:
+            lines.append(f"  phase         {self.phase or 'unknown'}: {self.phase_reason}")
         lines += [f"                - {reason}" for reason in self.reasons]
         width = max((len(c.name) for c in self.checks), default=0)
         lines += [

@@ -74,6 +74,16 @@ class Session:
         self._shared[key] = (decls, shared)
         return shared
 
+    def close(self) -> None:
+        """Let go of everything, at once: each ranking refers back to its orders, so the
+        cycles are broken here rather than left to the garbage collector."""
+        for _, shared in self._shared.values():
+            shared.ranking.release()
+            shared.bases.clear()
+        self._shared.clear()
+        self._parsed.clear()
+        self._jobs.clear()
+
     def queue_jobs(self, others: Sequence[JobPlan]) -> dict[str, QueueJobs]:
         """The stack's jobs by queue (:func:`raygang.volcano.siblings.by_queue`), once."""
         entry = self._jobs.get(id(others))

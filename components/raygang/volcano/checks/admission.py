@@ -122,7 +122,8 @@ def check_gang(ev: Evaluation) -> None:
             f"{ev.plan.gang.accounting}), placement uses what the pods request"
         )
     if gang.min_member > pods:
-        volcano = gang_condition(gang.min_member, pods, 0, None, "")
+        volcano = gang_condition(gang.min_member, ev.group_tasks, 0, None, "")
+        ev.condition = volcano
         ev.add(
             "gang",
             "fail",

@@ -96,7 +96,9 @@ def check_overcommit(ev: Evaluation, admitted: list[Admitted], early: str) -> No
         else:
             more = round_up(name, deficit[name] / ev.factor)
             fixes.append(f"add nodes with {name} {show(name, more)} allocatable")
-    same = "capability" if short and set(short) <= ev.short.get("capability", set()) else ""
+    # overcommit votes first: its event is the one the PodGroup shows, and proportion is
+    # not asked, so its reason is never folded into the capability check's.
+    ev.enqueue_event = ("overcommit", volcano)
     ev.add(
         "overcommit",
         "fail",
@@ -108,7 +110,6 @@ def check_overcommit(ev: Evaluation, admitted: list[Admitted], early: str) -> No
         f"allocatable, minus what pods use and what admitted gangs reserve "
         f"({show_res(held, short)}), still covers it; the PodGroup stays Pending. "
         f"Fix: {'; or '.join(fixes)}.",
-        same_cause=same,
     )
 
 
@@ -140,6 +141,8 @@ def check_proportion(ev: Evaluation, admitted: list[Admitted], early: str) -> No
         )
         return
     volcano = "queue resource quota insufficient: " + ", ".join(f"insufficient {n}" for n in short)
+    if ev.enqueue_event is None:
+        ev.enqueue_event = ("proportion", volcano)
     deficit = {n: get(committed, n) + get(minimum, n) - get(real, n) for n in short}
     fixes = []
     blockers = blockers_of(ev, short, q.name)

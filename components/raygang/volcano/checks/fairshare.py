@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from raygang.volcano.api import Res, add_res, insufficient, ordered, show_res, sub
 from raygang.volcano.evaluation import Evaluation
+from raygang.volcano.plugins.gang import gang_condition
 from raygang.volcano.plugins.proportion import deserved_shares
 
 
@@ -38,6 +39,10 @@ def check_fair_share(ev: Evaluation) -> tuple[Res, Res] | None:
         return mine, used
     over = sub(add_res(used, gang), mine)
     same = "capability" if set(short) <= ev.short.get("capability", set()) else ""
+    if ev.condition is None:
+        # allocate skips the queue's tasks silently: the condition counts them Unschedulable
+        # and names no origin.
+        ev.condition = gang_condition(ev.plan.gang.min_member, ev.group_tasks, 0, None, "")
     ev.add(
         "fair-share",
         "fail",

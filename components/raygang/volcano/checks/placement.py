@@ -122,15 +122,16 @@ def add_placement_failure(
     order: str,
 ) -> None:
     gang = ev.plan.gang
-    pods = len(ev.pods.gang) + len(ev.pods.extras)
+    pods = ev.group_tasks
     if outcome.failed is None:
         blocked = outcome.queue_blocked
         label = blocked.label if blocked else "a pod"
+        ev.condition = gang_condition(gang.min_member, pods, outcome.allocated, None, "")
         ev.add(
             "placement",
             "fail",
             f"{prefix}the {label} pod is refused by queue {ev.qname}'s fair share",
-            f"{gang_condition(gang.min_member, pods, outcome.allocated, None, '')} -- "
+            f"{ev.condition} -- "
             f"queue {ev.qname}'s fair share runs out before the gang is complete. "
             "Fix: raise the queue's weight or guarantee, or shrink the gang.",
             same_cause="fit",
@@ -144,6 +145,7 @@ def add_placement_failure(
 
     message = fit_error_message(outcome.fit_errors, len(base))
     volcano = gang_condition(gang.min_member, pods, outcome.allocated, failed, message)
+    ev.condition = volcano
     packable = best_fit_decreasing(ev.pods.gang, base)
     free = add_res(*(n.idle for n in base if selects(failed, n)))
     need = ev.pods.request()
