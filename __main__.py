@@ -1,36 +1,47 @@
 """The raygang Pulumi program: read the stack's ``raygang:*`` config, create its queues and jobs."""
 
 import gc
-import json
 from pathlib import Path
 
 import pulumi
 from raygang import RayJobGang, RayJobGangArgs, VolcanoQueue, create_companions
+from raygang.kube import kubeyaml
 from raygang.kube.errors import SpecError, internal_error
+from raygang.kube.yamlfile import problem_from
 from raygang.lifecycle.facts import live_snapshot
 from raygang.loader import load_files
 from raygang.pipeline import plan_everything, preflight_gate
-from raygang.settings import settings_from_getter
+from raygang.settings import settings_from_getter, unknown_key_problems
 
 
 def _config_value(config: pulumi.Config, key: str) -> object:
-    # Structured config reaches the program as JSON text; scalars as plain strings.
+    # Structured config reaches the program as JSON text; scalars as plain strings. The
+    # JSON goes through the same bounded reader as every file (size, depth, long integers).
     raw = config.get(key)
     if raw is None:
         return None
     try:
-        return json.loads(raw)
-    except json.JSONDecodeError:
+        return kubeyaml.load_json_value(raw, source=f"raygang:{key}")
+    except kubeyaml.NotJSONError:
         return raw
+    except kubeyaml.ManifestError as exc:
+        raise SpecError([problem_from(exc)]) from None
+
+
+def _config_keys() -> list[str]:
+    # Every key of the stack's config, so an unknown raygang:* key is refused as the CLI does.
+    return [*pulumi.runtime.config.CONFIG.get(), *pulumi.runtime.config.get_config_env()]
 
 
 def main() -> None:
     config = pulumi.Config("raygang")
     here = Path(__file__).resolve().parent
     try:
-        settings = settings_from_getter(
-            lambda key: _config_value(config, key), f"stack {pulumi.get_stack()} config"
-        )
+        source = f"stack {pulumi.get_stack()} config"
+        unknown = unknown_key_problems(_config_keys(), source)
+        if unknown:
+            raise SpecError(unknown)
+        settings = settings_from_getter(lambda key: _config_value(config, key), source)
         docs = load_files(
             [Path(m) for m in settings.manifests], settings.jobs, settings.queues, base=here
         )

@@ -24,6 +24,7 @@ from typing import Any
 import pytest
 import yaml
 from raygang.cli import build_plan
+from raygang.kube import kubeyaml
 from raygang.kube.generatename import with_generated_name
 from raygang.kuberay.jobplan import JobPlan
 from raygang.kuberay.manifests import (
@@ -192,7 +193,8 @@ def check_input_untouched(path: Path, jobs: list[JobPlan]) -> None:
     written = {
         # A job with generateName only is named from it: the name is all that is added.
         d["metadata"]["name"]: d
-        for raw in yaml.safe_load_all(path.read_text())
+        # Read as raygang (and kubectl) read it: 2.0 is the number 2, yes is true.
+        for raw in kubeyaml.load_documents(path.read_bytes(), source=str(path))
         if isinstance(raw, dict) and raw.get("kind") == "RayJob"
         for d in [with_generated_name(raw, MAX_JOB_NAME)]
         if isinstance(d, dict)

@@ -6,19 +6,25 @@ keys, so what the offline plan prints is what ``pulumi up`` would create.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from raygang.kube.errors import Problem, SpecError
+from raygang.kube.errors import Problem, SpecError, describe_value
+from raygang.kube.yamlfile import read_documents
 from raygang.kuberay.gang import Accounting
 from raygang.kuberay.settings import JobSettings
 from raygang.rayjob.spec import problems_from_validation_error
 
-__all__ = ["JobSettings", "StackSettings", "read_stack_file", "settings_from_getter"]
+__all__ = [
+    "JobSettings",
+    "StackSettings",
+    "read_stack_file",
+    "settings_from_getter",
+    "unknown_key_problems",
+]
 
 
 KEYS = (
@@ -93,6 +99,18 @@ def settings_from_getter(get: Callable[[str], object], source: str) -> StackSett
         ) from None
 
 
+def unknown_key_problems(names: Iterable[str], source: str, prefix: str = "") -> list[Problem]:
+    """A problem per ``raygang:<key>`` that is not a setting (the CLI and the program both
+    refuse them, so a typo such as ``raygang:acounting`` is never silently ignored)."""
+    unknown = sorted(
+        {n.split(":", 1)[1] for n in map(str, names) if n.startswith("raygang:")} - set(KEYS)
+    )
+    return [
+        Problem(source, f"{prefix}raygang:{k}", "is not a raygang setting", ", ".join(KEYS))
+        for k in unknown
+    ]
+
+
 def read_stack_file(path: Path) -> StackSettings:
     """Read ``raygang:*`` keys from a ``Pulumi.<stack>.yaml`` without the Pulumi CLI.
 
@@ -100,26 +118,20 @@ def read_stack_file(path: Path) -> StackSettings:
         SpecError: the file is missing, not YAML, or holds an unknown ``raygang:`` key.
     """
     source = str(path)
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    except OSError as exc:
+    # The same bounded reader as every manifest (size cap, aliases, depth, long integers).
+    docs = read_documents(path, source)
+    if len(docs) > 1:
+        raise SpecError.one(source, "<file>", "holds several YAML documents", "a Pulumi stack file")
+    data = docs[0].value if docs else {}
+    if not isinstance(data, Mapping):
         raise SpecError.one(
-            source, "<file>", f"cannot be read: {exc.strerror}", "an existing stack file"
-        ) from None
-    except yaml.YAMLError as exc:
-        raise SpecError.one(
-            source, "<file>", f"is not valid YAML: {exc}", "a Pulumi stack file"
-        ) from None
-    config = data.get("config") or {} if isinstance(data, Mapping) else {}
+            source, "<document>", f"{describe_value(data)} is not a map", "a Pulumi stack file"
+        )
+    config = data.get("config") or {}
     if not isinstance(config, Mapping):
         raise SpecError.one(source, "config", "is not a map", "a map of config keys")
     ours = {k.split(":", 1)[1]: v for k, v in config.items() if str(k).startswith("raygang:")}
-    unknown = sorted(set(ours) - set(KEYS))
+    unknown = unknown_key_problems(config, source, prefix="config.")
     if unknown:
-        raise SpecError(
-            [
-                Problem(source, f"config.raygang:{k}", "is not a raygang setting", ", ".join(KEYS))
-                for k in unknown
-            ]
-        )
+        raise SpecError(unknown)
     return settings_from_getter(ours.get, source)
