@@ -1,0 +1,606 @@
+"""``python -m benchmarks.real_engine``: the real Pulumi engine on a local control plane.
+
+For each size N (default 1, 10, 100 small RayJobs) and on one cluster (etcd, kube-apiserver,
+Volcano, KubeRay, kwok nodes; :mod:`raygang.localcluster`), three ways of creating the same
+objects, one after the other, each cleaned away before the next:
+
+* **raygang**: ``pulumi preview`` and ``pulumi up`` of a copy of this project, whose stack
+  reads the jobs from a manifest file (``raygang:manifests``) and declares the queue;
+* **bare**: a minimal Pulumi program registering the objects ``raygang plan --format yaml``
+  renders from the same stack (ownerReferences aside: only the component can fill in the
+  record's UID) as plain ``pulumi_kubernetes`` resources: ``core.v1.ConfigMap``,
+  ``batch.v1.Job`` and ``apiextensions.CustomResource``, as the component does, but with no
+  component and no ``depends_on``;
+* **kubectl**: ``kubectl apply --server-side --dry-run=server`` (its "preview"), then
+  ``kubectl apply --server-side`` and ``kubectl wait`` for what the Pulumi await annotations
+  of the rendered objects wait for: every RayCluster ``status.state=ready``, the Queue
+  ``status.state=Open`` (the submitter Job has ``pulumi.com/skipAwait``).
+
+Both Pulumi variants use the same CLI, language host, provider and default parallelism.
+Each ``up`` runs with ``--skip-preview``, so preview and up are timed apart. Times are one
+run each (an ``up`` of 100 jobs is minutes long): the ratios raygang/bare and raygang/kubectl
+are what travels between machines, the seconds are this machine's. Nothing is asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from functools import partial
+from pathlib import Path
+from typing import Any, TextIO
+
+import yaml
+from raygang.localcluster import (
+    LocalCluster,
+    LocalPulumi,
+    NodeShape,
+    copy_project,
+    default_paths,
+    local_pulumi,
+    wait_until,
+)
+
+from benchmarks.measure import format_seconds, load_average, machine_info
+
+__all__ = ["BENCH_NODES", "NAMESPACE", "QUEUE", "SizeResult", "main", "run", "small_rayjob"]
+
+REPO = Path(__file__).resolve().parents[1]
+NAMESPACE = "raygang-bench"
+QUEUE = "raygang-bench"
+IMAGE = "rayproject/ray:2.52.0"
+FIELD_MANAGER = "raygang-bench"
+VARIANTS = ("raygang", "bare", "kubectl")
+# 100 jobs of 2-3 Ray pods and a submitter pod each fit on these with room to spare.
+BENCH_NODES = tuple(
+    NodeShape(f"bench-node-{i}", cpu="64", memory="256Gi", pods=500) for i in range(4)
+)
+READY_TIMEOUT_S = 1800.0
+GONE_TIMEOUT_S = 600.0
+
+WAITS = {
+    "raygang": "Queue Open, every RayCluster ready (pulumi.com/waitFor), then the submitter "
+    "Job (depends_on the RayCluster; skipAwait)",
+    "bare": "the same annotations on the same objects: Queue Open, RayClusters ready; no "
+    "depends_on, so the Jobs are created at once",
+    "kubectl": "apply, then `kubectl wait` for the Queue Open and every RayCluster ready",
+}
+PREVIEWS = {
+    "raygang": "pulumi preview (the program, then the provider checks each object)",
+    "bare": "pulumi preview",
+    "kubectl": "kubectl apply --server-side --dry-run=server",
+}
+
+# The bare program: every object of the rendered plan as one plain resource, no component.
+BARE_PROGRAM = '''\
+"""Bare pulumi_kubernetes resources: the objects of a rendered raygang plan, one each."""
+
+import json
+from pathlib import Path
+
+import pulumi
+import pulumi_kubernetes as k8s
+from pulumi_kubernetes.apiextensions import CustomResource
+
+objects = json.loads(Path(pulumi.Config().require("objects")).read_text())
+for obj in objects:
+    meta = obj["metadata"]
+    name = f"{obj['kind']}-{meta.get('namespace', 'cluster')}-{meta['name']}".lower()
+    if obj["apiVersion"] == "v1" and obj["kind"] == "ConfigMap":
+        k8s.core.v1.ConfigMap(name, metadata=meta, data=obj.get("data"))
+    elif obj["apiVersion"] == "batch/v1" and obj["kind"] == "Job":
+        k8s.batch.v1.Job(name, metadata=meta, spec=obj["spec"])
+    else:
+        CustomResource(
+            name, api_version=obj["apiVersion"], kind=obj["kind"], metadata=meta,
+            spec=obj.get("spec"),
+        )
+'''
+
+
+def small_rayjob(index: int, namespace: str = NAMESPACE, queue: str = QUEUE) -> dict[str, Any]:
+    """A tiny RayJob: one head and one or two workers of 100m/128Mi, a 100m submitter."""
+    resources = {
+        "requests": {"cpu": "100m", "memory": "128Mi"},
+        "limits": {"cpu": "100m", "memory": "128Mi"},
+    }
+    workers = 1 + index % 2
+
+    def template(name: str) -> dict[str, Any]:
+        return {"spec": {"containers": [{"name": name, "image": IMAGE, "resources": resources}]}}
+
+    return {
+        "apiVersion": "ray.io/v1",
+        "kind": "RayJob",
+        "metadata": {
+            "name": f"bench-{index:04d}",
+            "namespace": namespace,
+            "labels": {"volcano.sh/queue-name": queue},
+        },
+        "spec": {
+            "entrypoint": f"python -c 'print({index})'",
+            "shutdownAfterJobFinishes": True,
+            "ttlSecondsAfterFinished": 3600,
+            "submitterPodTemplate": {
+                "spec": {
+                    "restartPolicy": "Never",
+                    "containers": [
+                        {"name": "ray-job-submitter", "image": IMAGE, "resources": resources}
+                    ],
+                }
+            },
+            "rayClusterSpec": {
+                "rayVersion": "2.52.0",
+                "enableInTreeAutoscaling": False,
+                "headGroupSpec": {"rayStartParams": {}, "template": template("ray-head")},
+                "workerGroupSpecs": [
+                    {
+                        "groupName": "workers",
+                        "replicas": workers,
+                        "minReplicas": workers,
+                        "maxReplicas": workers,
+                        "rayStartParams": {},
+                        "template": template("ray-worker"),
+                    }
+                ],
+            },
+        },
+    }
+
+
+def _stack_config(manifest: str, nodes: Sequence[NodeShape]) -> dict[str, Any]:
+    shapes = [
+        {"name": f"{s.cpu}x{s.memory}", "allocatable": {"cpu": s.cpu, "memory": s.memory}}
+        for s in {(n.cpu, n.memory): n for n in nodes}.values()
+    ]
+    return {
+        "config": {
+            "raygang:manifests": [manifest],
+            "raygang:waitForCompletion": False,
+            "raygang:nodeShapes": shapes,
+            "raygang:queues": [
+                {
+                    "name": QUEUE,
+                    "spec": {
+                        "weight": 1,
+                        "reclaimable": True,
+                        "capability": {"cpu": "1000", "memory": "4Ti"},
+                    },
+                }
+            ],
+        }
+    }
+
+
+@dataclass
+class VariantResult:
+    """One way of creating the objects of one size."""
+
+    variant: str
+    preview_seconds: float
+    up_seconds: float
+    cleanup_seconds: float
+    preview: str
+    waits_for: str
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready."""
+        return asdict(self)
+
+
+@dataclass
+class SizeResult:
+    """Every variant at one size."""
+
+    jobs: int
+    objects: int
+    kinds: dict[str, int]
+    variants: dict[str, VariantResult] = field(default_factory=dict)
+
+    def ratio(self, phase: str, other: str) -> float | None:
+        """raygang's time over ``other``'s for ``phase`` (``preview`` or ``up``)."""
+        ours, theirs = self.variants.get("raygang"), self.variants.get(other)
+        if ours is None or theirs is None:
+            return None
+        a, b = getattr(ours, f"{phase}_seconds"), getattr(theirs, f"{phase}_seconds")
+        return a / b if b > 0 else None
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready."""
+        return {
+            "jobs": self.jobs,
+            "objects": self.objects,
+            "kinds": self.kinds,
+            "variants": {k: v.as_dict() for k, v in self.variants.items()},
+            "ratios": {
+                f"{phase}_raygang_over_{other}": self.ratio(phase, other)
+                for phase in ("preview", "up")
+                for other in ("bare", "kubectl")
+            },
+        }
+
+
+def _timed(func: Callable[[], object]) -> float:
+    start = time.perf_counter()
+    func()
+    return time.perf_counter() - start
+
+
+class Bench:
+    """The projects, stacks and cluster of one run."""
+
+    def __init__(
+        self, cluster: LocalCluster, bin_dir: Path, workdir: Path, out: Callable[[str], None]
+    ) -> None:
+        self.cluster = cluster
+        self.bin_dir = bin_dir
+        self.workdir = workdir
+        self.say = out
+        self.raygang_dir = copy_project(REPO, workdir / "raygang-project")
+        self.bare_dir = workdir / "bare-project"
+        self.bare_dir.mkdir(parents=True, exist_ok=True)
+        venv = (REPO / ".venv").resolve()
+        (self.bare_dir / "Pulumi.yaml").write_text(
+            yaml.safe_dump(
+                {
+                    "name": "raygang-bench-bare",
+                    "runtime": {"name": "python", "options": {"virtualenv": str(venv)}},
+                },
+                sort_keys=False,
+            )
+        )
+        (self.bare_dir / "__main__.py").write_text(BARE_PROGRAM)
+        self.raygang: LocalPulumi | None = None
+        self.bare: LocalPulumi | None = None
+
+    # -- set-up ------------------------------------------------------------------------
+
+    def prepare(self, sizes: Sequence[int]) -> dict[int, tuple[str, list[dict[str, Any]]]]:
+        """Write each size's manifest and stack files, render the plan, init the stacks."""
+        self.cluster.kubectl("create", "namespace", NAMESPACE, check=False)
+        wait_until(
+            lambda: self._ok("get", "serviceaccount", "default", "-n", NAMESPACE),
+            60,
+            f"the default ServiceAccount of {NAMESPACE}",
+        )
+        rendered: dict[int, tuple[str, list[dict[str, Any]]]] = {}
+        (self.raygang_dir / "bench").mkdir(exist_ok=True)
+        for n in sizes:
+            manifest = f"bench/jobs-{n}.yaml"
+            (self.raygang_dir / manifest).write_text(
+                yaml.safe_dump_all([small_rayjob(i) for i in range(n)], sort_keys=False)
+            )
+            stack = f"bench-n{n}"
+            config = _stack_config(manifest, self.cluster.nodes)
+            (self.raygang_dir / "stacks" / f"Pulumi.{stack}.yaml").write_text(
+                yaml.safe_dump(config, sort_keys=False)
+            )
+            text = self._plan(stack)
+            objects = [d for d in yaml.safe_load_all(text) if d]
+            for obj in objects:
+                obj["metadata"].pop("ownerReferences", None)
+            text = yaml.safe_dump_all(objects, sort_keys=False)
+            (self.workdir / f"rendered-{n}.yaml").write_text(text)
+            objects_file = self.bare_dir / f"objects-{n}.json"
+            objects_file.write_text(json.dumps(objects))
+            (self.bare_dir / f"Pulumi.{stack}.yaml").write_text(
+                yaml.safe_dump({"config": {"raygang-bench-bare:objects": str(objects_file)}})
+            )
+            rendered[n] = (text, objects)
+        stacks = [f"bench-n{n}" for n in sizes]
+        self.raygang = local_pulumi(
+            self.bin_dir, self.cluster.kubeconfig, self.raygang_dir, self.workdir, stacks
+        )
+        self.bare = local_pulumi(
+            self.bin_dir, self.cluster.kubeconfig, self.bare_dir, self.workdir, stacks
+        )
+        # Untimed: the first run of each program pays for cold caches (the language host,
+        # the provider binary, Python's imports); the smallest stack warms them.
+        warm = f"bench-n{min(sizes)}"
+        self.raygang.run("preview", "--stack", warm)
+        self.bare.run("preview", "--stack", warm)
+        self._kubectl_apply(rendered[min(sizes)][0], dry_run=True)
+        return rendered
+
+    def _plan(self, stack: str) -> str:
+        done = subprocess.run(
+            [sys.executable, "-m", "raygang", "plan", "--format", "yaml", "--stack", stack,
+             "--project-dir", str(self.raygang_dir)],
+            capture_output=True, text=True, timeout=600, check=False,
+        )  # fmt: skip
+        if done.returncode != 0:
+            raise RuntimeError(f"raygang plan --stack {stack} failed:\n{done.stderr}")
+        return done.stdout
+
+    # -- the variants ------------------------------------------------------------------
+
+    def run_size(self, n: int, text: str, objects: list[dict[str, Any]]) -> SizeResult:
+        kinds: dict[str, int] = {}
+        for obj in objects:
+            kinds[obj["kind"]] = kinds.get(obj["kind"], 0) + 1
+        result = SizeResult(jobs=n, objects=len(objects), kinds=kinds)
+        stack = f"bench-n{n}"
+        assert self.raygang is not None and self.bare is not None
+        for variant, pulumi in (("raygang", self.raygang), ("bare", self.bare)):
+            self.say(f"  N={n} {variant}: preview, up, destroy ...")
+            preview = _timed(partial(pulumi.run, "preview", "--stack", stack))
+            up = _timed(partial(pulumi.run, "up", "--yes", "--skip-preview", "--stack", stack))
+            self._check_ready(n)
+
+            def destroy(p: LocalPulumi = pulumi) -> None:
+                p.run("destroy", "--yes", "--skip-preview", "--stack", stack)
+                self._wait_gone()
+
+            result.variants[variant] = self._done(
+                VariantResult(
+                    variant, preview, up, _timed(destroy), PREVIEWS[variant], WAITS[variant]
+                )
+            )
+
+        def apply() -> None:
+            self._kubectl_apply(text, dry_run=False)
+            self._kubectl_wait()
+
+        def delete() -> None:
+            self._kubectl_delete(text)
+            self._wait_gone()
+
+        self.say(f"  N={n} kubectl: dry run, apply + wait, delete ...")
+        preview = _timed(lambda: self._kubectl_apply(text, dry_run=True))
+        up = _timed(apply)
+        self._check_ready(n)
+        result.variants["kubectl"] = self._done(
+            VariantResult(
+                "kubectl", preview, up, _timed(delete), PREVIEWS["kubectl"], WAITS["kubectl"]
+            )
+        )
+        return result
+
+    def _done(self, v: VariantResult) -> VariantResult:
+        self.say(
+            f"    preview {format_seconds(v.preview_seconds)}, up {format_seconds(v.up_seconds)}, "
+            f"cleanup {format_seconds(v.cleanup_seconds)} (load {_load(load_average())})"
+        )
+        return v
+
+    def _kubectl_apply(self, text: str, dry_run: bool) -> None:
+        args = ["apply", "--server-side", f"--field-manager={FIELD_MANAGER}", "-f", "-"]
+        if dry_run:
+            args.append("--dry-run=server")
+        self.cluster.kubectl(*args, input=text, timeout=600)
+
+    def _kubectl_wait(self) -> None:
+        timeout = f"--timeout={int(READY_TIMEOUT_S)}s"
+        self.cluster.kubectl(
+            "wait", "--for=jsonpath={.status.state}=Open", f"queues.scheduling.volcano.sh/{QUEUE}",
+            timeout, timeout=READY_TIMEOUT_S + 30,
+        )  # fmt: skip
+        self.cluster.kubectl(
+            "wait", "--for=jsonpath={.status.state}=ready", "rayclusters.ray.io", "--all",
+            "-n", NAMESPACE, timeout, timeout=READY_TIMEOUT_S + 30,
+        )  # fmt: skip
+
+    def _kubectl_delete(self, text: str) -> None:
+        self.cluster.kubectl(
+            "delete", "--ignore-not-found", "--wait=true", "-f", "-", input=text, timeout=600
+        )
+
+    # -- checks (untimed) --------------------------------------------------------------
+
+    def _ok(self, *args: str) -> bool:
+        return self.cluster.kubectl(*args, check=False).returncode == 0
+
+    def _check_ready(self, n: int) -> None:
+        """Every variant must leave the same state: the Queue Open, N RayClusters ready."""
+        queue = self.cluster.get("queues.scheduling.volcano.sh", QUEUE)
+        state = queue.get("status", {}).get("state")
+        items = self.cluster.get("rayclusters.ray.io", "-n", NAMESPACE)["items"]
+        ready = [i for i in items if i.get("status", {}).get("state") == "ready"]
+        jobs = self.cluster.get("jobs.batch", "-n", NAMESPACE)["items"]
+        if state != "Open" or len(ready) != n or len(jobs) != n:
+            raise RuntimeError(
+                f"after up: queue {state!r}, {len(ready)}/{n} RayClusters ready, "
+                f"{len(jobs)}/{n} submitter Jobs"
+            )
+
+    def _leftovers(self) -> list[str]:
+        kinds = "rayclusters.ray.io,podgroups.scheduling.volcano.sh,jobs.batch,pods,services"
+        done = self.cluster.kubectl("get", kinds, "-n", NAMESPACE, "-o", "name")
+        left = done.stdout.split()
+        done = self.cluster.kubectl(
+            "get", "configmaps", "-n", NAMESPACE, "-l", "app.kubernetes.io/managed-by=raygang",
+            "-o", "name",
+        )  # fmt: skip
+        left += done.stdout.split()
+        if self._ok("get", "queues.scheduling.volcano.sh", QUEUE):
+            left.append(f"queue/{QUEUE}")
+        return left
+
+    def _wait_gone(self) -> None:
+        wait_until(lambda: not self._leftovers(), GONE_TIMEOUT_S, "cleanup", interval=1.0)
+
+
+# -- report -------------------------------------------------------------------------------
+
+
+def _load(value: object) -> str:
+    return f"{value:.2f}" if isinstance(value, float) else "n/a"
+
+
+def _ratio(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.2f}"
+
+
+def _table(rows: Sequence[Sequence[str]], out: Callable[[str], None]) -> None:
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    for row in rows:
+        out(("  " + "  ".join(c.ljust(widths[i]) for i, c in enumerate(row))).rstrip())
+
+
+def report(results: Sequence[SizeResult], out: Callable[[str], None]) -> None:
+    """The times table, then the ratios table."""
+    rows = [["jobs", "objects", "variant", "preview", "/job", "up", "/job", "cleanup"]]
+    for r in results:
+        for name in VARIANTS:
+            v = r.variants.get(name)
+            if v is None:
+                continue
+            rows.append(
+                [
+                    str(r.jobs),
+                    str(r.objects),
+                    name,
+                    format_seconds(v.preview_seconds),
+                    format_seconds(v.preview_seconds / r.jobs),
+                    format_seconds(v.up_seconds),
+                    format_seconds(v.up_seconds / r.jobs),
+                    format_seconds(v.cleanup_seconds),
+                ]
+            )
+    _table(rows, out)
+    out("")
+    rows = [["jobs", "preview raygang/bare", "preview raygang/kubectl",
+             "up raygang/bare", "up raygang/kubectl"]]  # fmt: skip
+    for r in results:
+        rows.append(
+            [
+                str(r.jobs),
+                _ratio(r.ratio("preview", "bare")),
+                _ratio(r.ratio("preview", "kubectl")),
+                _ratio(r.ratio("up", "bare")),
+                _ratio(r.ratio("up", "kubectl")),
+            ]
+        )
+    _table(rows, out)
+
+
+def run(
+    sizes: Sequence[int],
+    cluster: LocalCluster,
+    workdir: Path,
+    bin_dir: Path,
+    out: Callable[[str], None],
+) -> list[SizeResult]:
+    """Every size on ``cluster`` (started), smallest first."""
+    bench = Bench(cluster, bin_dir, workdir, out)
+    out("  preparing: manifests, `raygang plan --format yaml`, stacks, warm-up previews ...")
+    rendered = bench.prepare(sizes)
+    results = []
+    for n in sizes:
+        text, objects = rendered[n]
+        results.append(bench.run_size(n, text, objects))
+    return results
+
+
+# Components whose ``--version`` says nothing useful: the module version tools/ pins instead.
+_PINNED = {
+    "vc-scheduler": "volcano.sh/volcano",
+    "ray-operator": "github.com/ray-project/kuberay/ray-operator",
+}
+
+
+def _versions(cluster: LocalCluster, workdir: Path) -> dict[str, str]:
+    versions = dict(cluster.versions().items)
+    for name, module in _PINNED.items():
+        for mod in sorted((REPO / "tools").glob("*/go.mod")):
+            for line in mod.read_text(encoding="utf-8").splitlines():
+                words = line.split()
+                if len(words) >= 2 and words[0] == module:
+                    versions[name] = f"{module} {words[1]} (tools/{mod.parent.name}/go.mod)"
+    done = subprocess.run(
+        [str(cluster.bin_dir / "pulumi"), "version"], capture_output=True, text=True, check=False
+    )
+    versions["pulumi"] = done.stdout.strip()
+    plugins = workdir / "pulumi-home" / "plugins"
+    if plugins.is_dir():
+        found = sorted(p.name for p in plugins.iterdir() if p.is_dir())
+        versions["providers"] = ", ".join(found)
+    return versions
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.real_engine",
+        description="pulumi preview/up of N small RayJobs through raygang, against bare "
+        "pulumi_kubernetes resources and kubectl apply --server-side of the same objects, "
+        "on a local control plane (make tools).",
+    )
+    parser.add_argument("--sizes", type=int, nargs="+", default=[1, 10, 100], metavar="N",
+                        help="job counts (default 1 10 100)")  # fmt: skip
+    parser.add_argument("--json", type=Path, metavar="FILE", help="also write results as JSON")
+    parser.add_argument("--workdir", type=Path, help="keep the cluster, state and logs here")
+    return parser
+
+
+def main(
+    argv: Sequence[str] | None = None,
+    cluster: LocalCluster | None = None,
+    stdout: TextIO | None = None,
+) -> int:
+    """Run the benchmark; with ``cluster`` (started), on it instead of a new one."""
+    args = _parser().parse_args(argv)
+    sizes = sorted(set(args.sizes))
+    if not sizes or min(sizes) < 1:
+        raise SystemExit("--sizes: positive job counts")
+    stream = stdout or sys.stdout
+
+    def out(text: str) -> None:
+        stream.write(text + "\n")
+        stream.flush()
+
+    machine = machine_info()
+    out(
+        f"raygang real-engine benchmark, {machine['date']}: {machine['nproc']} cores "
+        f"({machine['cpu']}), {machine['memory_gib']} GiB, "
+        f"load {_load(machine['load_average_1m'])}, {machine['python']}"
+    )
+    workdir = args.workdir or Path(tempfile.mkdtemp(prefix="raygang-bench-real-"))
+    workdir.mkdir(parents=True, exist_ok=True)
+    own = cluster is None
+    if cluster is None:
+        bin_dir, share_dir = default_paths(REPO)
+        cluster = LocalCluster(bin_dir, share_dir, workdir / "cluster", BENCH_NODES)
+        out(f"  starting a local cluster in {cluster.workdir} ...")
+        started = _timed(cluster.start)
+        out(f"  cluster up in {format_seconds(started)}; logs in {cluster.logs}")
+    try:
+        nodes = ", ".join(f"{n.name} {n.cpu} cpu/{n.memory}/{n.pods} pods" for n in cluster.nodes)
+        out(f"  nodes: {nodes}")
+        results = run(sizes, cluster, workdir, cluster.bin_dir, out)
+        versions = _versions(cluster, workdir)
+    finally:
+        if own:
+            cluster.stop()
+    out("")
+    out("[real-engine] seconds, one run each; cleanup (destroy / delete until gone) untimed")
+    out("  in the ratios. What each variant does:")
+    for name in VARIANTS:
+        out(f"  {name}: preview = {PREVIEWS[name]}; up waits for {WAITS[name]}")
+    _table([[k, v] for k, v in versions.items()], out)
+    out("")
+    report(results, out)
+    end_load = load_average()
+    out(f"load {_load(end_load)} at end; one run each, on one cluster, in one process")
+    if args.json is not None:
+        data = {
+            "machine": machine,
+            "load_average_end": end_load,
+            "versions": versions,
+            "nodes": [asdict(n) for n in cluster.nodes],
+            "previews": PREVIEWS,
+            "waits": WAITS,
+            "sizes": [r.as_dict() for r in results],
+        }
+        args.json.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+        out(f"wrote {args.json}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

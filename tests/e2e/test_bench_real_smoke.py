@@ -1,0 +1,45 @@
+"""``python -m benchmarks.real_engine --sizes 1`` runs to the end on the tier's cluster.
+
+No timing is asserted (the numbers are the machine's); only that every variant ran, left the
+cluster as it found it, and that the report and its JSON have their shape.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+from raygang.localcluster import LocalCluster
+
+from benchmarks.real_engine import NAMESPACE, QUEUE, VARIANTS, main
+
+pytestmark = pytest.mark.e2e
+
+
+def test_one_job_through_every_variant(cluster: LocalCluster, tmp_path: Path) -> None:
+    out, report = io.StringIO(), tmp_path / "bench.json"
+    argv = ["--sizes", "1", "--json", str(report), "--workdir", str(tmp_path / "work")]
+    assert main(argv, cluster=cluster, stdout=out) == 0
+    text = out.getvalue()
+    assert text.startswith("raygang real-engine benchmark, "), text
+    assert "up raygang/bare" in text and "up raygang/kubectl" in text, text
+
+    data = json.loads(report.read_text(encoding="utf-8"))
+    assert {"machine", "versions", "previews", "waits", "sizes"} <= set(data)
+    (size,) = data["sizes"]
+    assert size["jobs"] == 1
+    assert size["kinds"] == {"Queue": 1, "ConfigMap": 1, "PodGroup": 1, "RayCluster": 1, "Job": 1}
+    assert set(size["variants"]) == set(VARIANTS)
+    for variant in size["variants"].values():
+        assert variant["preview_seconds"] > 0 and variant["up_seconds"] > 0
+    assert all(r is not None and r > 0 for r in size["ratios"].values()), size["ratios"]
+
+    # Cleaned up after itself: nothing of the benchmark's left for the next test.
+    left = cluster.kubectl(
+        "get", "rayclusters.ray.io,podgroups.scheduling.volcano.sh,jobs.batch,pods",
+        "-n", NAMESPACE, "-o", "name",
+    ).stdout.split()  # fmt: skip
+    assert not left, left
+    assert cluster.kubectl("get", "queues.scheduling.volcano.sh", QUEUE, check=False).returncode
