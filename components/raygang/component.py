@@ -46,6 +46,7 @@ def _custom(
     metadata: Any,
     opts: pulumi.ResourceOptions,
     secret: bool = False,
+    spec: Any = None,
 ) -> CustomResource:
     manifest = resource.manifest
     return CustomResource(
@@ -53,9 +54,22 @@ def _custom(
         api_version=resource.api_version,
         kind=resource.kind,
         metadata=_secret(metadata, secret),
-        spec=_secret(manifest.get("spec"), secret),
+        spec=_secret(manifest.get("spec") if spec is None else spec, secret),
         opts=opts,
     )
+
+
+def _queue_after_creation(spec: Mapping[str, Any], queue: VolcanoQueue) -> dict[str, Any]:
+    """The PodGroup's ``spec.queue``, known only once the Queue has an ID.
+
+    ``pulumi preview`` dry-runs each create on the API server; Volcano's admission webhook
+    refuses a PodGroup whose queue does not exist ("unable to find queue"), so the first
+    preview of a stack that creates its queue failed (seen against the real webhook). Read
+    from the Queue's ID, the field is unknown while the Queue is still to be created, and the
+    provider then skips that dry-run; once the Queue exists it is the plain name again.
+    """
+    name = str(spec["queue"])
+    return {**spec, "queue": queue.queue.id.apply(lambda _: name)}
 
 
 def _secret(value: Any, secret: bool) -> Any:
@@ -369,6 +383,9 @@ class RayJobGang(pulumi.ComponentResource):
                     spec=_secret(resource.manifest["spec"], secret),
                     opts=opts_i,
                 )
+            elif resource.role == "podgroup" and args.queue is not None:
+                spec = _queue_after_creation(resource.manifest["spec"], args.queue)
+                made = _custom(rname, resource, metadata, opts_i, secret, spec)
             else:
                 made = _custom(rname, resource, metadata, opts_i, secret)
             created[resource.ref] = made

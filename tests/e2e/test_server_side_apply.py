@@ -28,13 +28,19 @@ def _plan(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 def _server_side_dry_run(cluster: LocalCluster, manifests: str) -> None:
-    namespaces = {
-        d["metadata"].get("namespace")
-        for d in yaml.safe_load_all(manifests)
-        if d and d.get("metadata", {}).get("namespace")
-    }
-    for ns in sorted(namespaces):
+    docs = [d for d in yaml.safe_load_all(manifests) if d]
+    for ns in sorted({d["metadata"]["namespace"] for d in docs if "namespace" in d["metadata"]}):
         cluster.kubectl("create", "namespace", ns, check=False)
+    # Volcano's admission webhook refuses a PodGroup whose queue does not exist, as a real
+    # install does: queues are created for real (as `pulumi up` creates them first), the rest
+    # is validated without being stored.
+    queues = {d["spec"]["queue"] for d in docs if d["kind"] == "PodGroup"}
+    queues -= {d["metadata"]["name"] for d in docs if d["kind"] == "Queue"}
+    cluster.apply(
+        [d for d in docs if d["kind"] == "Queue"]
+        + [{"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue",
+            "metadata": {"name": q}, "spec": {"weight": 1}} for q in sorted(queues)]
+    )  # fmt: skip
     done = cluster.kubectl(
         "apply", "--server-side", "--dry-run=server", "--field-manager=raygang-e2e",
         "-f", "-", input=manifests, check=False,
