@@ -1,6 +1,5 @@
 """The raygang Pulumi program: read the stack's ``raygang:*`` config, create its queues and jobs."""
 
-import gc
 from pathlib import Path
 
 import pulumi
@@ -69,9 +68,6 @@ def main() -> None:
         )
     for warning in gate.warnings:
         pulumi.log.warn(f"raygang: {warning}")
-    # The plan (and a snapshot) live until the program ends: frozen, the collections that
-    # registering thousands of resources triggers do not walk them again and again.
-    gc.freeze()
     queues = {q.name: VolcanoQueue(q.name, q) for q in plan.queues}
     # The other objects of the manifest files, each once, before the RayClusters that use them.
     companions = create_companions(plan.companions)

@@ -40,7 +40,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from raygang.batch import batch_collection
 from raygang.kube.errors import Problem, SpecError, describe_value
 from raygang.kube.generatename import with_generated_name
 from raygang.kube.yamlfile import json_problems, yaml_documents
@@ -358,8 +357,7 @@ def load_documents(docs: Iterable[tuple[str, object]]) -> Documents:
     Raises:
         SpecError: every problem in every document.
     """
-    with batch_collection():
-        return _load_documents((source, _file_of(source), doc) for source, doc in docs)
+    return _load_documents((source, _file_of(source), doc) for source, doc in docs)
 
 
 _DOCUMENT_SUFFIX = re.compile(r" \((document \d+(, items\[\d+\])?|items\[\d+\])\)$")
@@ -488,8 +486,7 @@ def load_files(
         if (label := f"stack config raygang:jobs[{i}]")
     ]
     try:
-        with batch_collection():
-            result = _load_documents(docs)
+        result = _load_documents(docs)
     except SpecError as exc:
         problems.extend(exc.problems)
     if problems:

@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from raygang.batch import batch_collection
 from raygang.kube.errors import Problem, SpecError
 from raygang.kube.snapshot import ClusterSnapshot, load_snapshot
 from raygang.kuberay.jobplan import JobPlan
@@ -23,7 +22,7 @@ from raygang.lifecycle.facts import gather_facts, parse_now
 from raygang.loader import Documents
 from raygang.plan import StackPlan, plan_stack
 from raygang.settings import StackSettings
-from raygang.volcano.preflight import NodeShape, preflight_job
+from raygang.volcano.preflight import NodeShape, Session, preflight_job
 from raygang.volcano.queue import QueueDecl
 from raygang.volcano.result import Check, PreflightResult, parse_node_shapes
 
@@ -71,8 +70,12 @@ def finish_job(
     now: datetime,
     others: Sequence[JobPlan] = (),
     node_shapes: Sequence[NodeShape] = (),
+    session: Session | None = None,
 ) -> JobPlan:
     """Apply the lifecycle decision and the preflight to one planned job.
+
+    ``session`` is the planning pass's :class:`~raygang.volcano.session.Session` (the
+    snapshot read once for every job of the pass); None judges the job alone.
 
     Raises:
         SpecError: the facts make the job's declared change impossible (a queue change
@@ -98,7 +101,12 @@ def finish_job(
         )
     else:
         result = preflight_job(
-            decided, queues=queues, snapshot=snapshot, others=others, node_shapes=node_shapes
+            decided,
+            queues=queues,
+            snapshot=snapshot,
+            others=others,
+            node_shapes=node_shapes,
+            session=session,
         )
     return dataclasses.replace(decided, preflight=result)
 
@@ -157,8 +165,11 @@ def plan_everything(
     Raises:
         SpecError: every problem found, in every job.
     """
-    with batch_collection():
-        return _plan_everything(docs, settings, base, snapshot, now)
+    session = Session()  # one per pass: what every job of it reads once, dropped with it
+    try:
+        return _plan_everything(docs, settings, base, snapshot, now, session)
+    finally:
+        session.close()
 
 
 def _plan_everything(
@@ -167,6 +178,7 @@ def _plan_everything(
     base: Path,
     snapshot: ClusterSnapshot | None,
     now: datetime | None,
+    session: Session,
 ) -> StackPlan:
     stack = plan_stack(docs.jobs, docs.queues, settings, docs.ignored, docs.companions)
     if snapshot is None:
@@ -188,6 +200,7 @@ def _plan_everything(
                     # job itself out and indexes the stack once.
                     others=stack.jobs,
                     node_shapes=shapes,
+                    session=session,
                 )
             )
         except SpecError as exc:

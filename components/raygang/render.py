@@ -7,14 +7,13 @@ its keys, each value replaced by ``<redacted>``.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from raygang.batch import batch_collection
-from raygang.kube.jsontext import dumps_indented
 from raygang.kube.quantity import format_resource_list
 from raygang.kuberay.jobplan import JobPlan, PlannedResource
 from raygang.plan import Companion, StackPlan, generate_name_prefix
@@ -168,8 +167,7 @@ def plan_document(plan: StackPlan) -> dict[str, Any]:
 
 def render_json(plan: StackPlan) -> str:
     """``raygang plan --format json``."""
-    with batch_collection():
-        return dumps_indented(plan_document(plan)) + "\n"
+    return json.dumps(plan_document(plan), indent=2) + "\n"
 
 
 def stream(plan: StackPlan) -> Iterator[PlannedResource]:
@@ -205,8 +203,7 @@ def _dump(manifest: object) -> str:
 
 def render_yaml(plan: StackPlan) -> str:
     """The manifests, one YAML document each, in creation order (no ownerReferences)."""
-    with batch_collection():
-        return "".join(f"---\n{_dump(redacted(r.manifest))}" for r in stream(plan))
+    return "".join(f"---\n{_dump(redacted(r.manifest))}" for r in stream(plan))
 
 
 def manifest_files(plan: StackPlan, fmt: str = "yaml") -> list[tuple[str, str]]:
@@ -217,7 +214,11 @@ def manifest_files(plan: StackPlan, fmt: str = "yaml") -> list[tuple[str, str]]:
         ns = resource.namespace or "cluster"
         name = f"{index:03d}-{resource.kind.lower()}-{ns}-{resource.name}.{suffix}"
         manifest = redacted(resource.manifest)
-        text = dumps_indented(manifest, sort_keys=True) + "\n" if fmt == "json" else _dump(manifest)
+        text = (
+            json.dumps(manifest, indent=2, sort_keys=True) + "\n"
+            if fmt == "json"
+            else _dump(manifest)
+        )
         files.append((name, text))
     return files
 

@@ -119,23 +119,6 @@ def run(ev: Evaluation) -> PreflightResult:
     return result_of(ev)
 
 
-# Until every caller passes its pass's Session: the session of the last ``others`` tuple
-# seen (the same tuple is passed for every job of a pass), so a pass that passes none
-# still reads its snapshot once. One entry; it is replaced by the next pass.
-_IMPLICIT: list[tuple[Sequence[JobPlan], Session]] = []
-
-
-def implicit_session(others: Sequence[JobPlan]) -> Session:
-    """The session of the pass ``others`` belongs to, for callers that pass none."""
-    if _IMPLICIT and _IMPLICIT[0][0] is others and isinstance(others, tuple):
-        return _IMPLICIT[0][1]
-    for _, dropped in _IMPLICIT:
-        dropped.close()
-    session = Session()
-    _IMPLICIT[:] = [(others, session)]
-    return session
-
-
 def preflight_job(
     plan: JobPlan,
     *,
@@ -161,8 +144,7 @@ def preflight_job(
         overcommit_factor: the overcommit plugin's factor (Volcano replaces values below
             1 with its default 1.2).
         session: the planning pass's :class:`Session` (one per pass, shared by its
-            jobs: the snapshot is read once); when None, the session of the last pass
-            with the same ``others`` tuple, or a new one.
+            jobs: the snapshot is read once); when None, a session of this job alone.
 
     Returns:
         The verdict, the reasons and every check.
@@ -174,6 +156,6 @@ def preflight_job(
         others,
         node_shapes,
         Fraction(overcommit_factor),
-        session if session is not None else implicit_session(others),
+        session if session is not None else Session(),
     )
     return run(evaluation)

@@ -479,8 +479,8 @@ class Ranking:
 
     def release(self) -> None:
         """Drop what was ranked. Its orders refer back to it, so a ranking nobody uses
-        would otherwise wait, with every order, for a full garbage collection (planning
-        runs with the collector off, ``raygang.batch``); ranking again is still right."""
+        would otherwise wait, with every order, for the garbage collector; ranking again is
+        still right."""
         for cache in (self._orders, self._views, self._errors, self._allowed, self._fitting):
             cache.clear()
 
