@@ -68,13 +68,17 @@ WAITS = {
     "raygang": "Queue Open, every RayCluster ready (pulumi.com/waitFor), then the submitter "
     "Job (depends_on the RayCluster; skipAwait)",
     "bare": "the same annotations on the same objects: Queue Open, RayClusters ready; no "
-    "depends_on, so the Jobs are created at once",
-    "kubectl": "apply, then `kubectl wait` for the Queue Open and every RayCluster ready",
+    "depends_on (the PodGroups read their queue from the Queue's ID, as raygang's do), so "
+    "the Jobs are created at once",
+    "kubectl": "apply the Queue, `kubectl wait` for it Open (Volcano's webhook refuses "
+    "PodGroups in a queue that is not), apply the rest, `kubectl wait` for every RayCluster "
+    "ready",
 }
 PREVIEWS = {
     "raygang": "pulumi preview (the program, then the provider checks each object)",
     "bare": "pulumi preview",
-    "kubectl": "kubectl apply --server-side --dry-run=server",
+    "kubectl": "kubectl apply --server-side --dry-run=server of every object but the "
+    "PodGroups in the queue still to be created (which Pulumi does not dry-run either)",
 }
 
 # The bare program: every object of the rendered plan as one plain resource, no component.
@@ -89,18 +93,25 @@ import pulumi_kubernetes as k8s
 from pulumi_kubernetes.apiextensions import CustomResource
 
 objects = json.loads(Path(pulumi.Config().require("objects")).read_text())
-for obj in objects:
-    meta = obj["metadata"]
+queues = {}
+for obj in sorted(objects, key=lambda o: o["kind"] != "Queue"):
+    meta, spec = obj["metadata"], obj.get("spec")
     name = f"{obj['kind']}-{meta.get('namespace', 'cluster')}-{meta['name']}".lower()
     if obj["apiVersion"] == "v1" and obj["kind"] == "ConfigMap":
         k8s.core.v1.ConfigMap(name, metadata=meta, data=obj.get("data"))
     elif obj["apiVersion"] == "batch/v1" and obj["kind"] == "Job":
-        k8s.batch.v1.Job(name, metadata=meta, spec=obj["spec"])
+        k8s.batch.v1.Job(name, metadata=meta, spec=spec)
     else:
-        CustomResource(
-            name, api_version=obj["apiVersion"], kind=obj["kind"], metadata=meta,
-            spec=obj.get("spec"),
+        if obj["kind"] == "PodGroup" and spec.get("queue") in queues:
+            # As raygang does: the queue name read from the Queue's ID, so the provider skips
+            # the dry run Volcano's webhook would refuse before the Queue exists.
+            queue = spec["queue"]
+            spec = {**spec, "queue": queues[queue].id.apply(lambda _, q=queue: q)}
+        made = CustomResource(
+            name, api_version=obj["apiVersion"], kind=obj["kind"], metadata=meta, spec=spec
         )
+        if obj["kind"] == "Queue":
+            queues[meta["name"]] = made
 '''
 
 
@@ -226,6 +237,28 @@ class SizeResult:
         }
 
 
+@dataclass(frozen=True)
+class Rendered:
+    """The objects ``raygang plan --format yaml`` renders for one size, as YAML texts."""
+
+    objects: list[dict[str, Any]]
+    queues: str  # the Queues the stack creates
+    others: str  # everything else
+    dry_run: str  # what can be dry-run before the Queues exist
+
+    @classmethod
+    def of(cls, objects: list[dict[str, Any]]) -> Rendered:
+        def text(items: list[dict[str, Any]]) -> str:
+            return yaml.safe_dump_all(items, sort_keys=False)
+
+        queues = [o for o in objects if o["kind"] == "Queue"]
+        names = {q["metadata"]["name"] for q in queues}
+        others = [o for o in objects if o["kind"] != "Queue"]
+        waiting = [o for o in others if o["kind"] == "PodGroup" and o["spec"].get("queue") in names]
+        dry = [o for o in objects if o not in waiting]
+        return cls(objects, text(queues), text(others), text(dry))
+
+
 def _timed(func: Callable[[], object]) -> float:
     start = time.perf_counter()
     func()
@@ -261,7 +294,7 @@ class Bench:
 
     # -- set-up ------------------------------------------------------------------------
 
-    def prepare(self, sizes: Sequence[int]) -> dict[int, tuple[str, list[dict[str, Any]]]]:
+    def prepare(self, sizes: Sequence[int]) -> dict[int, Rendered]:
         """Write each size's manifest and stack files, render the plan, init the stacks."""
         self.cluster.kubectl("create", "namespace", NAMESPACE, check=False)
         wait_until(
@@ -269,7 +302,7 @@ class Bench:
             60,
             f"the default ServiceAccount of {NAMESPACE}",
         )
-        rendered: dict[int, tuple[str, list[dict[str, Any]]]] = {}
+        rendered: dict[int, Rendered] = {}
         (self.raygang_dir / "bench").mkdir(exist_ok=True)
         for n in sizes:
             manifest = f"bench/jobs-{n}.yaml"
@@ -285,14 +318,15 @@ class Bench:
             objects = [d for d in yaml.safe_load_all(text) if d]
             for obj in objects:
                 obj["metadata"].pop("ownerReferences", None)
-            text = yaml.safe_dump_all(objects, sort_keys=False)
-            (self.workdir / f"rendered-{n}.yaml").write_text(text)
+            (self.workdir / f"rendered-{n}.yaml").write_text(
+                yaml.safe_dump_all(objects, sort_keys=False)
+            )
             objects_file = self.bare_dir / f"objects-{n}.json"
             objects_file.write_text(json.dumps(objects))
             (self.bare_dir / f"Pulumi.{stack}.yaml").write_text(
                 yaml.safe_dump({"config": {"raygang-bench-bare:objects": str(objects_file)}})
             )
-            rendered[n] = (text, objects)
+            rendered[n] = Rendered.of(objects)
         stacks = [f"bench-n{n}" for n in sizes]
         self.raygang = local_pulumi(
             self.bin_dir, self.cluster.kubeconfig, self.raygang_dir, self.workdir, stacks
@@ -305,7 +339,7 @@ class Bench:
         warm = f"bench-n{min(sizes)}"
         self.raygang.run("preview", "--stack", warm)
         self.bare.run("preview", "--stack", warm)
-        self._kubectl_apply(rendered[min(sizes)][0], dry_run=True)
+        self._kubectl_apply(rendered[min(sizes)].dry_run, dry_run=True)
         return rendered
 
     def _plan(self, stack: str) -> str:
@@ -320,7 +354,8 @@ class Bench:
 
     # -- the variants ------------------------------------------------------------------
 
-    def run_size(self, n: int, text: str, objects: list[dict[str, Any]]) -> SizeResult:
+    def run_size(self, n: int, rendered: Rendered) -> SizeResult:
+        objects = rendered.objects
         kinds: dict[str, int] = {}
         for obj in objects:
             kinds[obj["kind"]] = kinds.get(obj["kind"], 0) + 1
@@ -344,15 +379,19 @@ class Bench:
             )
 
         def apply() -> None:
-            self._kubectl_apply(text, dry_run=False)
-            self._kubectl_wait()
+            self._kubectl_apply(rendered.queues, dry_run=False)
+            self._kubectl_wait_queue()
+            self._kubectl_apply(rendered.others, dry_run=False)
+            self._kubectl_wait_clusters()
 
         def delete() -> None:
-            self._kubectl_delete(text)
+            # The Queue last: Volcano's webhook refuses deleting a queue that holds PodGroups.
+            self._kubectl_delete(rendered.others)
+            self._kubectl_delete(rendered.queues)
             self._wait_gone()
 
         self.say(f"  N={n} kubectl: dry run, apply + wait, delete ...")
-        preview = _timed(lambda: self._kubectl_apply(text, dry_run=True))
+        preview = _timed(lambda: self._kubectl_apply(rendered.dry_run, dry_run=True))
         up = _timed(apply)
         self._check_ready(n)
         result.variants["kubectl"] = self._done(
@@ -375,12 +414,15 @@ class Bench:
             args.append("--dry-run=server")
         self.cluster.kubectl(*args, input=text, timeout=600)
 
-    def _kubectl_wait(self) -> None:
+    def _kubectl_wait_queue(self) -> None:
         timeout = f"--timeout={int(READY_TIMEOUT_S)}s"
         self.cluster.kubectl(
             "wait", "--for=jsonpath={.status.state}=Open", f"queues.scheduling.volcano.sh/{QUEUE}",
             timeout, timeout=READY_TIMEOUT_S + 30,
         )  # fmt: skip
+
+    def _kubectl_wait_clusters(self) -> None:
+        timeout = f"--timeout={int(READY_TIMEOUT_S)}s"
         self.cluster.kubectl(
             "wait", "--for=jsonpath={.status.state}=ready", "rayclusters.ray.io", "--all",
             "-n", NAMESPACE, timeout, timeout=READY_TIMEOUT_S + 30,
@@ -493,8 +535,7 @@ def run(
     rendered = bench.prepare(sizes)
     results = []
     for n in sizes:
-        text, objects = rendered[n]
-        results.append(bench.run_size(n, text, objects))
+        results.append(bench.run_size(n, rendered[n]))
     return results
 
 
