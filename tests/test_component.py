@@ -126,7 +126,10 @@ class TestDevStack:
 
         record = monitor.of_type(CM_T)[0].inputs
         assert record["metadata"]["name"] == "demo-job"
-        assert json.loads(record["data"]["rayjob.json"])["metadata"]["name"] == "demo-job"
+        # All in annotations: the provider replaces a ConfigMap whose data changes.
+        kept = record["metadata"]["annotations"]["raygang.dev/rayjob"]
+        assert json.loads(kept)["metadata"]["name"] == "demo-job"
+        assert "data" not in record
 
 
 class TestEveryStack:

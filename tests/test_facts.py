@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 from datetime import UTC, datetime
 from pathlib import Path
@@ -10,8 +11,11 @@ from typing import Any
 import pytest
 import yaml
 from raygang.kube.snapshot import ClusterSnapshot, snapshot_from_objects
+from raygang.kuberay.manifests import RECORD_LEGACY_DATA_KEYS
 from raygang.kuberay.settings import JobSettings
 from raygang.lifecycle.facts import (
+    RECORD_ATTEMPT,
+    RECORD_SUBMISSION_ID,
     ClusterFacts,
     format_time,
     gather_facts,
@@ -237,8 +241,8 @@ def test_unreadable_fields_become_notes() -> None:
     cluster = next(o for o in objects if o["kind"] == "RayCluster")
     del cluster["spec"]["headGroupSpec"]
     cm = next(o for o in objects if o["kind"] == "ConfigMap")
-    cm["data"]["attempt"] = "0"
-    cm["data"]["result"] = "maybe"
+    cm["metadata"]["annotations"]["raygang.dev/attempt"] = "0"
+    cm["metadata"]["annotations"]["raygang.dev/result"] = "maybe"
     found = gather_facts(snapshot_from_objects(objects), "ml", "rayjob-sample")
     assert found.submitter is not None
     assert found.submitter.finished_at is None and found.submitter.outcome == "failed"
@@ -248,9 +252,58 @@ def test_unreadable_fields_become_notes() -> None:
     assert found.own_record is not None and found.own_record.attempt is None
     assert found.own_record.result is None
     notes = " | ".join(found.notes)
-    for fragment in ("yesterday", "'two'", "live spec cannot be read", "data.attempt", "'maybe'"):
+    for fragment in (
+        "yesterday",
+        "'two'",
+        "live spec cannot be read",
+        "ConfigMap rayjob-sample annotation raygang.dev/attempt '0'",
+        "'maybe'",
+    ):
         assert fragment in notes
     assert found.attempt == 2  # the cluster's annotation still says 2
+
+
+def _as_old_record(objects: list[dict[str, Any]]) -> None:
+    """Move the record's values back to the data keys earlier raygang versions wrote."""
+    cm = next(o for o in objects if o["kind"] == "ConfigMap")
+    annotations = cm["metadata"].pop("annotations")
+    cm["data"] = {RECORD_LEGACY_DATA_KEYS[k]: v for k, v in annotations.items()}
+
+
+@pytest.mark.parametrize("name", ["running.yaml", "failed-attempt-2.yaml", "cleaned-up.yaml"])
+def test_records_of_earlier_versions_read_the_same(name: str) -> None:
+    # Records created before the values moved to annotations hold them in data.
+    objects = _objects(name)
+    new = gather_facts(snapshot_from_objects(objects), "ml", "rayjob-sample")
+    _as_old_record(objects)
+    old = gather_facts(snapshot_from_objects(objects), "ml", "rayjob-sample")
+    assert new.own_record is not None and old.own_record is not None
+    assert old.own_record.values == new.own_record.values
+    assert old.own_record.legacy_data and not new.own_record.legacy_data
+    assert old.own_record == dataclasses.replace(
+        new.own_record, legacy_data=old.own_record.legacy_data
+    )
+    assert old.notes == new.notes and old.attempt == new.attempt
+
+
+def test_old_record_fixture_and_annotations_win_over_data() -> None:
+    found = facts("failed.yaml")  # an old-style record (data keys)
+    record = found.own_record
+    assert record is not None and record.legacy_data["attempt"] == "1"
+    assert (record.attempt, record.first_attempt, record.submission_id) == (1, 1, SID)
+    assert record.values[RECORD_SUBMISSION_ID] == SID
+    objects = _objects("failed.yaml")
+    cm = next(o for o in objects if o["kind"] == "ConfigMap")
+    cm["metadata"]["annotations"] = {RECORD_ATTEMPT: "2", RECORD_SUBMISSION_ID: f"{SID}-a2"}
+    cm["data"]["attempt"] = "zero"  # not read: the annotation holds the attempt
+    found = gather_facts(snapshot_from_objects(objects), "ml", "rayjob-sample")
+    record = found.own_record
+    assert record is not None
+    assert (record.attempt, record.submission_id, record.first_attempt) == (2, f"{SID}-a2", 1)
+    assert not found.notes
+    cm["data"]["firstAttempt"] = "-1"
+    found = gather_facts(snapshot_from_objects(objects), "ml", "rayjob-sample")
+    assert any("ConfigMap rayjob-sample data.firstAttempt '-1'" in n for n in found.notes)
 
 
 def test_deleting_objects_and_suspended_workers() -> None:

@@ -165,7 +165,7 @@ def test_jobs_from_secret_config_register_secret_inputs(preview: bool) -> None:
     monitor = install(config, preview, secret_keys=["raygang:jobs"])
     run_program(monitor)
     for typ, fields in (
-        (CM_T, ("metadata", "data")),
+        (CM_T, ("metadata",)),  # the record keeps everything in metadata.annotations
         (PG_T, ("metadata", "spec")),
         (RC_T, ("metadata", "spec")),
         (JOB_T, ("metadata", "spec")),
@@ -173,6 +173,8 @@ def test_jobs_from_secret_config_register_secret_inputs(preview: bool) -> None:
         (registration,) = monitor.of_type(typ)
         for name in fields:
             assert _is_secret(registration.inputs[name]), f"{typ} {name} is not secret"
+    (record,) = monitor.of_type(CM_T)
+    assert "data" not in record.inputs
     # The Queue comes from raygang:queues, which is not secret here.
     (queue,) = [r for r in monitor.registrations if r.type.endswith(":Queue")]
     assert not _is_secret(queue.inputs["spec"])

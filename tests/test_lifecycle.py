@@ -23,6 +23,7 @@ from raygang.kube.errors import SpecError
 from raygang.kube.snapshot import ClusterSnapshot, snapshot_from_objects
 from raygang.kuberay.gang import Accounting
 from raygang.kuberay.jobplan import JobPlan
+from raygang.kuberay.manifests import RECORD_ANNOTATIONS_LIMIT, annotations_size
 from raygang.kuberay.settings import JobSettings
 from raygang.lifecycle.decide import (
     ATTEMPT_REPLACE_PATH,
@@ -92,6 +93,11 @@ def res(plan: JobPlan, role: str) -> Mapping[str, Any]:
     found = plan.resource(role)
     assert found is not None, f"{role} is not declared"
     return found.manifest
+
+
+def rec(plan: JobPlan) -> Mapping[str, str]:
+    """The job record's annotations: where it keeps everything (data changes replace it)."""
+    return res(plan, "record")["metadata"]["annotations"]
 
 
 def pg_gang(plan: JobPlan) -> tuple[int, dict[str, str]]:
@@ -216,8 +222,8 @@ def test_without_facts_the_job_is_planned_as_new() -> None:
     assert roles(decided) == ["record", "podgroup", "raycluster", "submitter"]
     for role in ("raycluster", "submitter"):
         assert decided.resource(role) == plan.resource(role)
-    assert res(decided, "record")["data"]["attempt"] == "1"
-    assert res(decided, "record")["data"]["baseSubmissionId"] == BASE_SID
+    assert rec(decided)["raygang.dev/attempt"] == "1"
+    assert rec(decided)["raygang.dev/base-submission-id"] == BASE_SID
     assert decided.resource("podgroup").replace_on_changes == PODGROUP_REPLACE_PATHS  # type: ignore[union-attr]
     assert decided.submission_id == BASE_SID
 
@@ -280,8 +286,11 @@ def test_finished_before_ttl_keeps_the_cluster_and_shrinks_the_gang() -> None:
     # Its readiness no longer matters: a later update must not wait for `ready`.
     annotations = res(decided, "raycluster")["metadata"]["annotations"]
     assert annotations["pulumi.com/skipAwait"] == "true" and "pulumi.com/waitFor" not in annotations
-    data = res(decided, "record")["data"]
-    assert (data["finishedAt"], data["result"]) == ("2026-11-29T10:05:00Z", "succeeded")
+    data = rec(decided)
+    assert (data["raygang.dev/finished-at"], data["raygang.dev/result"]) == (
+        "2026-11-29T10:05:00Z",
+        "succeeded",
+    )
     assert life.next_change_at == parse_now("2026-11-29T10:15:00Z")
     assert life.actions[-1] == (
         f"later: delete RayCluster/{NAME} and zero PodGroup/{PG} (shutdownAfterJobFinishes, "
@@ -716,11 +725,15 @@ def test_failed_with_retries_left_starts_a_fresh_attempt() -> None:
     job = res(decided, "submitter")
     assert _sid(job) == sid and sid in job["spec"]["template"]["spec"]["containers"][0]["args"][0]
     assert pg_gang(decided) == (3, FULL)  # the new attempt needs the whole gang again
-    data = res(decided, "record")["data"]
-    assert (data["attempt"], data["submissionId"], data["firstAttempt"]) == ("2", sid, "1")
-    assert "finishedAt" not in data
+    data = rec(decided)
+    assert (
+        data["raygang.dev/attempt"],
+        data["raygang.dev/submission-id"],
+        data["raygang.dev/first-attempt"],
+    ) == ("2", sid, "1")
+    assert "raygang.dev/finished-at" not in data
     assert life.changes == (
-        f"update job record ConfigMap/{NAME}: submissionId {BASE_SID} -> {sid}, attempt 1 -> 2",
+        f"update job record ConfigMap/{NAME}: submission-id {BASE_SID} -> {sid}, attempt 1 -> 2",
         f"replace RayCluster/{NAME} for attempt 2 (fresh pods)",
         f"replace Job/{NAME} (submits {sid}, attempt 2)",
     )
@@ -735,7 +748,11 @@ def test_interrupted_retry_carries_on() -> None:
     retry = decide(plan, facts(snapshot("failed.yaml")), BEFORE_TTL)
     objects = [copy.deepcopy(o) for o in snapshot("failed.yaml").objects.values()]
     cm = next(o for o in objects if o["kind"] == "ConfigMap")
-    cm["data"].update(attempt="2", submissionId=f"{BASE_SID}-a2")
+    # failed.yaml's record is of an earlier raygang (values in data); the annotations win.
+    cm["metadata"]["annotations"] = {
+        "raygang.dev/attempt": "2",
+        "raygang.dev/submission-id": f"{BASE_SID}-a2",
+    }
     decided = decide(plan, facts(snapshot_from_objects(objects)), BEFORE_TTL)
     assert lc(decided).phase == "retrying"
     assert decided.resources == retry.resources
@@ -754,7 +771,7 @@ def test_retries_exhausted_is_failed_and_behaves_as_finished() -> None:
     assert pg_gang(decided) == (3, NO_SUBMITTER)
     assert res(decided, "raycluster")["metadata"]["annotations"]["raygang.dev/attempt"] == "2"
     assert _sid(res(decided, "submitter")) == sid
-    assert res(decided, "record")["data"]["result"] == "failed"
+    assert rec(decided)["raygang.dev/result"] == "failed"
     assert_idempotent(plan, before, BEFORE_TTL)
     after = decide(plan, facts(before), AFTER_TTL)
     assert roles(after) == ["record", "podgroup", "submitter"]
@@ -857,7 +874,7 @@ def test_cluster_spec_change_while_running_updates_cluster_and_gang_not_the_subm
     assert _sid(res(decided, "submitter")) == BASE_SID
     assert res(decided, "raycluster")["spec"]["workerGroupSpecs"][0]["replicas"] == 3
     assert pg_gang(decided) == (4, {"cpu": "4500m", "memory": "5320Mi"})
-    assert res(decided, "record")["data"]["baseSubmissionId"] == plan.submission_id
+    assert rec(decided)["raygang.dev/base-submission-id"] == plan.submission_id
     assert any("the spec changed while submission" in r for r in life.reasons)
     assert f"update RayCluster/{NAME} (its spec changed)" in life.changes
     again = assert_idempotent(plan, before, DONE)
@@ -876,9 +893,9 @@ def test_spec_change_after_the_finish_starts_a_new_run_on_fresh_objects() -> Non
     assert life.phase == "new"
     assert decided.submission_id == plan.submission_id != BASE_SID
     assert res(decided, "raycluster")["metadata"]["annotations"]["raygang.dev/attempt"] == "2"
-    data = res(decided, "record")["data"]
-    assert (data["attempt"], data["firstAttempt"]) == ("2", "2")
-    assert "finishedAt" not in data
+    data = rec(decided)
+    assert (data["raygang.dev/attempt"], data["raygang.dev/first-attempt"]) == ("2", "2")
+    assert "raygang.dev/finished-at" not in data
     assert f"replace RayCluster/{NAME} for attempt 2 (fresh pods)" in life.changes
     assert pg_gang(decided) == (3, FULL)
     again = assert_idempotent(plan, before, BEFORE_TTL)
@@ -892,7 +909,7 @@ def test_spec_change_after_the_finish_starts_a_new_run_on_fresh_objects() -> Non
     retry = decide(retrying, facts(state), BEFORE_TTL)
     assert lc(retry).phase == "retrying" and lc(retry).attempt == 3
     assert retry.submission_id == f"{plan.submission_id}-a2"
-    assert res(retry, "record")["data"]["firstAttempt"] == "2"
+    assert rec(retry)["raygang.dev/first-attempt"] == "2"
 
 
 def test_a_declared_queue_stays_declared_in_every_phase() -> None:
@@ -953,3 +970,44 @@ def test_lifecycle_renders() -> None:
     quiet = lc(decide(plan_of(rayjob()), facts(snapshot("running.yaml")), DONE))
     assert quiet.table_lines()[-1] == "  - nothing to change"
     assert "removed" not in quiet.to_dict()
+
+
+def test_the_record_keeps_everything_in_annotations_and_an_old_record_its_data() -> None:
+    # The provider replaces a ConfigMap whose data changes (a new UID: the garbage collector
+    # would delete what the old record owned), so nothing the lifecycle writes is in data.
+    plan = plan_of(rayjob(backoffLimit=2))
+    new_style = decide(plan, facts(snapshot("running.yaml")), BEFORE_TTL)
+    assert "data" not in res(new_style, "record")
+    assert rec(new_style)["raygang.dev/attempt"] == "1"
+    # failed.yaml's record was written by an earlier raygang: its data stays as observed,
+    # so the upgrade is an in-place update, and the values move to the annotations.
+    before = snapshot("failed.yaml")
+    old_cm = before.get("ConfigMap", NS, NAME)
+    assert old_cm is not None
+    decided = decide(plan, facts(before), BEFORE_TTL)
+    assert res(decided, "record")["data"] == old_cm["data"]
+    assert rec(decided)["raygang.dev/attempt"] == "2"
+    assert rec(decided)["raygang.dev/submission-id"] == f"{BASE_SID}-a2"
+    assert "raygang.dev/rayjob" in rec(decided) and "raygang.dev/gang" in rec(decided)
+
+
+def test_a_record_past_the_annotation_limit_is_refused_at_plan_time() -> None:
+    # The record keeps the RayJob in an annotation; the API server refuses an object whose
+    # annotations exceed 256 KiB (apimachinery's ValidateAnnotationsSize).
+    def with_env(entries: int) -> dict[str, Any]:
+        raw = rayjob()
+        head = raw["spec"]["rayClusterSpec"]["headGroupSpec"]["template"]["spec"]
+        head["containers"][0]["env"] = [{"name": f"V{i}", "value": "x"} for i in range(entries)]
+        return raw
+
+    record = plan_of(with_env(1500)).resource("record")
+    assert record is not None
+    size = annotations_size(record.manifest["metadata"]["annotations"])
+    assert 150 * 1024 < size < RECORD_ANNOTATIONS_LIMIT
+    with pytest.raises(SpecError) as caught:
+        plan_of(with_env(2500))
+    (problem,) = caught.value.problems
+    assert problem.path == "<document>"
+    assert f"ConfigMap {NS}/{NAME}" in problem.message
+    assert "annotation raygang.dev/rayjob" in problem.message
+    assert "over the 262144 bytes (256 KiB)" in problem.message

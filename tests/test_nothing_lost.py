@@ -235,7 +235,7 @@ def check_nothing_lost(path: Path) -> list[JobPlan]:
 
         record = _resource(job, "record")
         # The input without secret values: only values change, into the marker.
-        kept = json.loads(record["data"]["rayjob.json"])
+        kept = json.loads(record["metadata"]["annotations"]["raygang.dev/rayjob"])
         assert kept == json.loads(json.dumps(redact_rayjob(raw)))
         assert _redacted_only(raw, kept), f"{job.name}: the record lost more than secret values"
 

@@ -368,10 +368,15 @@ class RayJobGang(pulumi.ComponentResource):
             made: pulumi.Resource
             secret = args.secret
             if resource.role == "record":
+                # Everything in metadata.annotations: the provider updates metadata in place
+                # but replaces a ConfigMap whose data changes, and a replaced record (a new
+                # UID) would take the PodGroup, RayCluster and Job it owns with it. Only a
+                # record of an earlier raygang still has data, kept as it was.
+                legacy = resource.manifest.get("data")
                 record = k8s.core.v1.ConfigMap(
                     rname,
                     metadata=_secret(metadata, secret),
-                    data=_secret(dict(resource.manifest["data"]), secret),
+                    data=_secret(dict(legacy), secret) if legacy else None,
                     opts=opts_i,
                 )
                 record_uid = record.metadata.apply(lambda m: m.uid)

@@ -159,6 +159,36 @@ def generate_name_prefix(item: RayJobInput) -> str | None:
     return derived_from_generate_name(item.raw, MAX_JOB_NAME)
 
 
+# What the lifecycle adds to the record's annotations later (attempts, the base submission
+# ID, the finish time and result), with room to spare.
+_RECORD_LIFECYCLE_RESERVE = 1024
+
+
+def _check_record_size(item: RayJobInput, record: Mapping[str, Any]) -> None:
+    """Refuse a job whose record would not fit in an object's annotations (256 KiB).
+
+    The record keeps the RayJob (without secret values) and its gang in annotations
+    (:func:`raygang.kuberay.manifests.record_manifest`); the API server refuses the whole
+    ConfigMap past :data:`~raygang.kuberay.manifests.RECORD_ANNOTATIONS_LIMIT`, which would
+    leave the job half created.
+    """
+    annotations = record["metadata"]["annotations"]
+    size = manifests.annotations_size(annotations) + _RECORD_LIFECYCLE_RESERVE
+    limit = manifests.RECORD_ANNOTATIONS_LIMIT
+    if size > limit:
+        rayjob = len(annotations[manifests.RECORD_RAYJOB].encode("utf-8"))
+        raise SpecError.one(
+            item.source,
+            "<document>",
+            f"is too large for its job record: ConfigMap {item.namespace}/{item.name} keeps "
+            f"it as indented JSON in annotation {manifests.RECORD_RAYJOB} ({rayjob} bytes), "
+            f"and with the gang and the lifecycle's values its annotations would be {size} "
+            f"bytes, over the {limit} bytes (256 KiB) Kubernetes allows for an object's "
+            "annotations (metadata.annotations)",
+            f"a RayJob whose indented JSON is under about {limit - (size - rayjob)} bytes",
+        )
+
+
 def plan_job(
     item: RayJobInput,
     settings: JobSettings,
@@ -216,7 +246,9 @@ def plan_job(
         queue_resource = PlannedResource("queue", declared[queue].manifest())
         resources.append(queue_resource)
         record_deps = (queue_resource.ref,)
-    record = PlannedResource("record", manifests.record_manifest(item, gang, sid), record_deps)
+    record_manifest = manifests.record_manifest(item, gang, sid)
+    _check_record_size(item, record_manifest)
+    record = PlannedResource("record", record_manifest, record_deps)
     podgroup = PlannedResource(
         "podgroup", manifests.podgroup_manifest(item, gang), (record.ref,), owned=True
     )

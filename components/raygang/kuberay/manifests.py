@@ -24,7 +24,18 @@ __all__ = [
     "GROUP_NAME_ANNOTATION",
     "PRIORITY_LABEL",
     "QUEUE_LABEL",
+    "RECORD_ANNOTATIONS_LIMIT",
+    "RECORD_ATTEMPT",
+    "RECORD_BASE_SUBMISSION_ID",
+    "RECORD_FINISHED_AT",
+    "RECORD_FIRST_ATTEMPT",
+    "RECORD_GANG",
+    "RECORD_LEGACY_DATA_KEYS",
+    "RECORD_RAYJOB",
+    "RECORD_RESULT",
+    "RECORD_SUBMISSION_ID",
     "TASK_SPEC_ANNOTATION",
+    "annotations_size",
     "owner_reference",
     "podgroup_manifest",
     "podgroup_name",
@@ -49,6 +60,42 @@ WAIT_FOR = "pulumi.com/waitFor"
 TIMEOUT = "pulumi.com/timeoutSeconds"
 SKIP_AWAIT = "pulumi.com/skipAwait"
 REPLACE_UNREADY = "pulumi.com/replaceUnready"
+
+# The job record keeps everything in annotations, none of it in ``data``: the
+# pulumi-kubernetes provider replaces a ConfigMap whose ``data`` or ``binaryData`` changes
+# (unless the user's provider sets ``enableConfigMapMutable``), and a replaced record has a
+# new UID, so the garbage collector would take the PodGroup, RayCluster and Job it owns with
+# it. Metadata is updated in place, so the record keeps one UID for the job's life.
+RECORD_RAYJOB = "raygang.dev/rayjob"
+RECORD_GANG = "raygang.dev/gang"
+RECORD_SUBMISSION_ID = "raygang.dev/submission-id"
+RECORD_BASE_SUBMISSION_ID = "raygang.dev/base-submission-id"
+RECORD_ATTEMPT = "raygang.dev/attempt"
+RECORD_FIRST_ATTEMPT = "raygang.dev/first-attempt"
+RECORD_FINISHED_AT = "raygang.dev/finished-at"
+RECORD_RESULT = "raygang.dev/result"
+
+#: Where records written by earlier raygang versions kept each value: keys of their
+#: ``data``. Still read, so records in existing clusters keep their history.
+RECORD_LEGACY_DATA_KEYS = {
+    RECORD_RAYJOB: "rayjob.json",
+    RECORD_GANG: "gang.json",
+    RECORD_SUBMISSION_ID: "submissionId",
+    RECORD_BASE_SUBMISSION_ID: "baseSubmissionId",
+    RECORD_ATTEMPT: "attempt",
+    RECORD_FIRST_ATTEMPT: "firstAttempt",
+    RECORD_FINISHED_AT: "finishedAt",
+    RECORD_RESULT: "result",
+}
+
+#: apimachinery's TotalAnnotationSizeLimitB: an object's annotations, keys and values, hold
+#: at most 256 KiB (ValidateAnnotationsSize counts the bytes of every key and value).
+RECORD_ANNOTATIONS_LIMIT = 256 * 1024
+
+
+def annotations_size(annotations: Mapping[str, str]) -> int:
+    """The size ValidateAnnotationsSize counts: the UTF-8 bytes of every key and value."""
+    return sum(len(k.encode("utf-8")) + len(v.encode("utf-8")) for k, v in annotations.items())
 
 
 def podgroup_name(job_name: str) -> str:
@@ -98,25 +145,28 @@ def record_manifest(
 ) -> dict[str, Any]:
     """The job record: a ConfigMap that owns the job's objects, as a RayJob does.
 
-    It keeps the input and the computed gang, so ``kubectl get cm <job>`` answers "what
-    was submitted and what was reserved" without Pulumi. The input is indented JSON with
-    sorted keys: line-per-field, so ``pulumi preview --diff`` shows what changed, and about
-    15 times cheaper to produce than YAML, which dominated planning time. It is the input
-    without secret values (:func:`raygang.kuberay.redact.redact_rayjob`): a ConfigMap is
-    readable by roles that cannot read Secrets, and the lifecycle needs none of them.
+    It keeps the input and the computed gang, so ``kubectl get cm <job> -o yaml`` answers
+    "what was submitted and what was reserved" without Pulumi. Everything is in annotations
+    (``raygang.dev/rayjob``, ``raygang.dev/gang``, ``raygang.dev/submission-id``; the
+    lifecycle adds the rest) and nothing in ``data``, so every change is an in-place update
+    (see :data:`RECORD_RAYJOB`). The input is indented JSON with sorted keys: line-per-field,
+    so ``pulumi preview --diff`` shows what changed, and about 15 times cheaper to produce
+    than YAML, which dominated planning time. It is the input without secret values
+    (:func:`raygang.kuberay.redact.redact_rayjob`): a ConfigMap is readable by roles that
+    cannot read Secrets, and the lifecycle needs none of them.
     """
     gang_doc = {
         "accounting": str(gang.accounting),
         "minMember": gang.min_member,
         "minResources": gang.min_resources_strings(),
     }
-    data = {
-        "rayjob.json": dumps_indented(redact_rayjob(item.raw), sort_keys=True, ensure_ascii=False)
+    annotations = {
+        RECORD_RAYJOB: dumps_indented(redact_rayjob(item.raw), sort_keys=True, ensure_ascii=False)
         + "\n",
-        "gang.json": json.dumps(gang_doc, sort_keys=True),
-        "submissionId": submission_id,
+        RECORD_GANG: json.dumps(gang_doc, sort_keys=True),
+        RECORD_SUBMISSION_ID: submission_id,
     }
-    data.update(extra or {})
+    annotations.update(extra or {})
     return {
         "apiVersion": "v1",
         "kind": "ConfigMap",
@@ -128,8 +178,8 @@ def record_manifest(
                 ORIGIN_NAME_LABEL: item.name,
                 ORIGIN_CRD_LABEL: "RayJob",
             },
+            "annotations": annotations,
         },
-        "data": data,
     }
 
 

@@ -575,12 +575,14 @@ def _diff(
         if facts.own_record is None:
             out.append(f"create ConfigMap/{name} (job record)")
         else:
-            old = facts.own_record.data
+            old = facts.own_record.values
             changed = [
-                f"{k} {old.get(k, '-')} -> {v}" for k, v in record_data.items() if old.get(k) != v
+                f"{_short(k)} {old.get(k, '-')} -> {v}"
+                for k, v in record_data.items()
+                if old.get(k) != v
             ]
             changed += [
-                f"{k} {old[k]} -> -"
+                f"{_short(k)} {old[k]} -> -"
                 for k in (RECORD_FINISHED_AT, RECORD_RESULT)
                 if k in old and k not in record_data
             ]
@@ -880,7 +882,7 @@ def decide(plan: JobPlan, facts: JobFacts | None, now: datetime) -> JobPlan:
     record_data = _record_data(
         sid, base, attempt, first, format_time(finished_at) if finished_at else None, result
     )
-    declared["record"] = _with_record(resources["record"], record_data)
+    declared["record"] = _with_record(resources["record"], record_data, facts)
     cleanup: _Cleanup | None = None
     ignore: dict[str, tuple[str, ...]] = {}
     later: list[str] = []
@@ -1019,6 +1021,11 @@ def _later_text(policy: str, plan: JobPlan, facts: JobFacts) -> str:
     return ""
 
 
+def _short(key: str) -> str:
+    """A record annotation's name without the ``raygang.dev/`` prefix, for action lines."""
+    return key.rpartition("/")[2]
+
+
 def _record_data(
     sid: str, base: str, attempt: int, first: int, finished_at: str | None, result: str | None
 ) -> dict[str, str]:
@@ -1034,9 +1041,23 @@ def _record_data(
     return data
 
 
-def _with_record(resource: PlannedResource, data: Mapping[str, str]) -> PlannedResource:
+def _with_record(
+    resource: PlannedResource, values: Mapping[str, str], facts: JobFacts | None = None
+) -> PlannedResource:
+    """The record with this run's lifecycle values in its annotations.
+
+    A record written by an earlier raygang kept its values in ``data``, and the
+    pulumi-kubernetes provider replaces a ConfigMap whose ``data`` changes: a new UID, and
+    the garbage collector deletes what the old one owned (the PodGroup, the RayCluster, the
+    Job). So such a record keeps its old ``data`` as observed, unchanged from then on, and
+    the upgrade is an in-place update; its values are read from the annotations first.
+    """
+    legacy = facts.own_record.legacy_data if facts and facts.own_record else {}
+
     def edit(manifest: dict[str, Any]) -> None:
-        manifest["data"] = {**dict(manifest.get("data") or {}), **data}
+        _annotations(manifest).update(values)
+        if legacy:
+            manifest["data"] = dict(legacy)
 
     return _with_manifest(resource, edit)
 

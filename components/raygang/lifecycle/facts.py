@@ -15,6 +15,7 @@ stop a deployment.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import re
 from collections.abc import Iterable, Mapping, Sequence
@@ -25,7 +26,18 @@ from typing import Any
 from pydantic import ValidationError
 
 from raygang.kube.snapshot import ClusterSnapshot, snapshot_from_objects
-from raygang.kuberay.manifests import podgroup_name
+from raygang.kuberay.manifests import (
+    RECORD_ATTEMPT,
+    RECORD_BASE_SUBMISSION_ID,
+    RECORD_FINISHED_AT,
+    RECORD_FIRST_ATTEMPT,
+    RECORD_GANG,
+    RECORD_LEGACY_DATA_KEYS,
+    RECORD_RAYJOB,
+    RECORD_RESULT,
+    RECORD_SUBMISSION_ID,
+    podgroup_name,
+)
 from raygang.rayjob.spec import RayClusterSpec
 
 __all__ = [
@@ -35,6 +47,8 @@ __all__ = [
     "RECORD_BASE_SUBMISSION_ID",
     "RECORD_FINISHED_AT",
     "RECORD_FIRST_ATTEMPT",
+    "RECORD_GANG",
+    "RECORD_RAYJOB",
     "RECORD_RESULT",
     "RECORD_SUBMISSION_ID",
     "ClusterFacts",
@@ -48,20 +62,16 @@ __all__ = [
     "gather_facts",
     "live_snapshot",
     "parse_now",
+    "record_values",
 ]
 
 #: Set on the RayCluster and the submitter Job from the second attempt on; a change of it
 #: makes Pulumi replace both (``replaceOnChanges``), so a retry starts from fresh pods.
 ATTEMPT_ANNOTATION = "raygang.dev/attempt"
 
-# Keys of the job record's data that the lifecycle writes and reads back on the next run.
-# The record is the job's memory: it outlives the RayCluster and the submitter Job.
-RECORD_ATTEMPT = "attempt"
-RECORD_FIRST_ATTEMPT = "firstAttempt"
-RECORD_SUBMISSION_ID = "submissionId"
-RECORD_BASE_SUBMISSION_ID = "baseSubmissionId"
-RECORD_FINISHED_AT = "finishedAt"
-RECORD_RESULT = "result"
+# The job record's annotations (RECORD_*, from raygang.kuberay.manifests) are what the
+# lifecycle writes and reads back on the next run. The record is the job's memory: it
+# outlives the RayCluster and the submitter Job.
 
 SUBMISSION_ID_ENV = "RAY_JOB_SUBMISSION_ID"
 SUBMITTER_CONTAINER = "ray-job-submitter"
@@ -290,23 +300,31 @@ class RecordFacts:
 
     Attributes:
         name: the ConfigMap's name.
-        data: its data, as stored.
+        values: its ``raygang.dev/*`` values (:data:`RECORD_RAYJOB` and the other
+            ``RECORD_*`` keys), read from its annotations or, for a record written by an
+            earlier raygang, from the ``data`` key that held each
+            (:data:`~raygang.kuberay.manifests.RECORD_LEGACY_DATA_KEYS`); an annotation
+            wins over its old data key.
+        legacy_data: its ``data``, as stored: empty for a record of this version.
         managed: it carries ``app.kubernetes.io/managed-by: raygang``; a ConfigMap of the
-            same name that raygang did not create is not a record, and its data is ignored.
-        attempt: the attempt the last run declared (``data.attempt``). Attempts count
-            every fresh RayCluster + submitter pair: retries, and new runs after a spec
-            change.
-        first_attempt: the first attempt of the current run (``data.firstAttempt``);
-            retries are counted from it.
-        submission_id: the submission ID of that attempt (``data.submissionId``).
+            same name that raygang did not create is not a record, and its values are
+            ignored.
+        attempt: the attempt the last run declared (``raygang.dev/attempt``). Attempts
+            count every fresh RayCluster + submitter pair: retries, and new runs after a
+            spec change.
+        first_attempt: the first attempt of the current run
+            (``raygang.dev/first-attempt``); retries are counted from it.
+        submission_id: the submission ID of that attempt (``raygang.dev/submission-id``).
         base_submission_id: the ID derived from the spec the last run applied
-            (``data.baseSubmissionId``); a different one now means the spec changed.
+            (``raygang.dev/base-submission-id``); a different one now means the spec
+            changed.
         finished_at: when the job finished, once a run has seen it finish.
         result: ``succeeded`` or ``failed``, written with ``finished_at``.
     """
 
     name: str
-    data: Mapping[str, str]
+    values: Mapping[str, str]
+    legacy_data: Mapping[str, str] = dataclasses.field(default_factory=dict)
     managed: bool = True
     attempt: int | None = None
     first_attempt: int | None = None
@@ -560,44 +578,61 @@ def _podgroup_facts(obj: Mapping[str, Any]) -> PodGroupFacts:
     )
 
 
-def _positive(data: Mapping[str, str], key: str, name: str, notes: list[str]) -> int | None:
-    if key not in data:
+def _positive(values: Mapping[str, str], key: str, where: str, notes: list[str]) -> int | None:
+    if key not in values:
         return None
-    value = _int(data[key], -1)
+    value = _int(values[key], -1)
     if value < 1:
-        notes.append(f"ConfigMap {name} data.{key} {data[key]!r} is not a positive number; ignored")
+        notes.append(f"{where} {values[key]!r} is not a positive number; ignored")
         return None
     return value
+
+
+def record_values(annotations: Mapping[str, str], data: Mapping[str, str]) -> dict[str, str]:
+    """A record's ``raygang.dev/*`` values: its annotations, else its old data keys."""
+    values: dict[str, str] = {}
+    for key, old in RECORD_LEGACY_DATA_KEYS.items():
+        if key in annotations:
+            values[key] = annotations[key]
+        elif old in data:
+            values[key] = data[old]
+    return values
 
 
 def _record_facts(obj: Mapping[str, Any], notes: list[str]) -> RecordFacts:
     meta = _mapping(obj.get("metadata"))
     name = str(meta.get("name"))
     data = {str(k): str(v) for k, v in _mapping(obj.get("data")).items()}
+    annotations = {str(k): str(v) for k, v in _mapping(meta.get("annotations")).items()}
+    values = record_values(annotations, data)
     managed = _mapping(meta.get("labels")).get(MANAGED_BY_LABEL) == "raygang"
     if not managed:
         notes.append(
             f"ConfigMap {name} exists but is not a raygang job record "
-            f"(no {MANAGED_BY_LABEL}: raygang label); its data is ignored"
+            f"(no {MANAGED_BY_LABEL}: raygang label); its contents are ignored"
         )
-        return RecordFacts(name=name, data=data, managed=False)
-    attempt = _positive(data, RECORD_ATTEMPT, name, notes)
-    first = _positive(data, RECORD_FIRST_ATTEMPT, name, notes)
-    result = data.get(RECORD_RESULT)
+        return RecordFacts(name=name, values=values, legacy_data=data, managed=False)
+
+    def where(key: str) -> str:
+        held = f"annotation {key}" if key in annotations else f"data.{RECORD_LEGACY_DATA_KEYS[key]}"
+        return f"ConfigMap {name} {held}"
+
+    attempt = _positive(values, RECORD_ATTEMPT, where(RECORD_ATTEMPT), notes)
+    first = _positive(values, RECORD_FIRST_ATTEMPT, where(RECORD_FIRST_ATTEMPT), notes)
+    result = values.get(RECORD_RESULT)
     if result is not None and result not in ("succeeded", "failed"):
-        notes.append(
-            f"ConfigMap {name} data.result {result!r} is neither succeeded nor failed; ignored"
-        )
+        notes.append(f"{where(RECORD_RESULT)} {result!r} is neither succeeded nor failed; ignored")
         result = None
     return RecordFacts(
         name=name,
-        data=data,
+        values=values,
+        legacy_data=data,
         managed=True,
         attempt=attempt,
         first_attempt=first,
-        submission_id=data.get(RECORD_SUBMISSION_ID) or None,
-        base_submission_id=data.get(RECORD_BASE_SUBMISSION_ID) or None,
-        finished_at=_time(data.get(RECORD_FINISHED_AT), f"ConfigMap {name} data.finishedAt", notes),
+        submission_id=values.get(RECORD_SUBMISSION_ID) or None,
+        base_submission_id=values.get(RECORD_BASE_SUBMISSION_ID) or None,
+        finished_at=_time(values.get(RECORD_FINISHED_AT), where(RECORD_FINISHED_AT), notes),
         result=result,
     )
 

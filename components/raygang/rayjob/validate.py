@@ -66,8 +66,10 @@ _VERSION = re.compile(r"v?([0-9]+)\.([0-9]+)(?:\.([0-9]+))?")
 # the job, and derives <job>-head-svc (a 63-character DNS-1035 label) and ray-<job>-pg.
 MAX_JOB_NAME = 47
 
-# The job record ConfigMap keeps the manifest; a ConfigMap holds at most 1 MiB.
-MAX_MANIFEST_BYTES = 900 * 1024
+# The job record ConfigMap keeps the manifest in an annotation, and an object's annotations
+# hold at most 256 KiB. This is the quick refusal of a far too large input; the plan checks
+# the record's exact size (raygang.plan).
+MAX_MANIFEST_BYTES = 256 * 1024
 
 SUPPORTED_MODES = ("K8sJobMode", "SidecarMode", "InteractiveMode")
 
@@ -892,8 +894,8 @@ def manifest_problems(raw: Mapping[str, Any], source: str) -> list[Problem]:
     if _larger_than(raw, MAX_MANIFEST_BYTES):
         c.bad(
             "<document>",
-            f"is larger than {MAX_MANIFEST_BYTES} bytes; the job record ConfigMap that keeps "
-            "it holds at most 1 MiB",
+            f"is larger than {MAX_MANIFEST_BYTES} bytes; the job record ConfigMap keeps it in "
+            "its annotations, which hold at most 256 KiB",
             f"a manifest under {MAX_MANIFEST_BYTES} bytes",
         )
     return c.out
