@@ -27,10 +27,11 @@ $(FULL): $(CORE)
 plan: $(CORE)
 	@$(BIN)/raygang plan $(ARGS)
 
-## test: the whole test suite (unit, property, golden, Pulumi mocks, real Ray), then lint and types
+## test: the whole test suite (unit, property, golden, Pulumi mocks, real Ray, real engine on a
+## local control plane), then layer contracts, lint and types
 test: $(FULL) tools
 	$(BIN)/python -m pytest $(ARGS)
-	$(BIN)/lint-imports
+	$(BIN)/lint-imports --no-cache
 	$(BIN)/ruff check components tests benchmarks __main__.py
 	$(BIN)/ruff format --check components tests benchmarks __main__.py
 	$(BIN)/mypy
