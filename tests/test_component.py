@@ -118,7 +118,9 @@ class TestDevStack:
         job_reg = monitor.of_type(JOB_T)[0]
         job = job_reg.inputs
         assert job_reg.delete_before_replace is True
-        assert job["metadata"]["annotations"]["pulumi.com/skipAwait"] == "true"
+        # Awaited only until it exists; skipAwait would also skip awaiting its deletion.
+        assert job["metadata"]["annotations"]["pulumi.com/waitFor"] == "jsonpath={.metadata.uid}"
+        assert "pulumi.com/skipAwait" not in job["metadata"]["annotations"]
         template = job["spec"]["template"]
         assert template["metadata"]["annotations"]["volcano.sh/task-spec"] == "submittergroup"
         assert template["spec"]["schedulerName"] == "volcano"

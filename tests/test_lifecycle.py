@@ -303,7 +303,8 @@ def test_finished_before_ttl_keeps_the_cluster_and_shrinks_the_gang() -> None:
     assert life.cleanup is None
     # The finished submitter is kept for its logs, but never awaited or replaced again.
     job = res(decided, "submitter")
-    assert job["metadata"]["annotations"]["pulumi.com/skipAwait"] == "true"
+    assert job["metadata"]["annotations"]["pulumi.com/waitFor"] == "jsonpath={.metadata.uid}"
+    assert "pulumi.com/skipAwait" not in job["metadata"]["annotations"]
     assert "pulumi.com/replaceUnready" not in job["metadata"]["annotations"]
     assert life.ignore_changes == {"submitter": ("spec",)}
     assert_idempotent(plan, before, BEFORE_TTL)

@@ -59,6 +59,12 @@ SCHEDULER = "volcano"
 WAIT_FOR = "pulumi.com/waitFor"
 TIMEOUT = "pulumi.com/timeoutSeconds"
 SKIP_AWAIT = "pulumi.com/skipAwait"
+# "Ready" for a submitter Job that `pulumi up` does not wait on: it exists. Unlike skipAwait,
+# a custom waitFor leaves the provider's delete await in place, so a replaced Job (new
+# submission ID) is gone before its successor of the same name is created; with skipAwait
+# the create raced the old Job's deletion and failed with a server-side apply conflict
+# (seen against the real API server).
+WAIT_FOR_EXISTS = "jsonpath={.metadata.uid}"
 REPLACE_UNREADY = "pulumi.com/replaceUnready"
 
 # The job record keeps everything in annotations, none of it in ``data``: the
@@ -290,5 +296,5 @@ def submitter_job_manifest(
         annotations[REPLACE_UNREADY] = "true"
     else:
         # `pulumi up` returns once the Job exists instead of blocking for the Ray job's runtime.
-        annotations[SKIP_AWAIT] = "true"
+        annotations[WAIT_FOR] = WAIT_FOR_EXISTS
     return job

@@ -675,14 +675,16 @@ def _finished_job(resource: PlannedResource) -> PlannedResource:
 
     ``pulumi.com/replaceUnready`` would make the provider replace a Failed Job on every
     run (it is never "ready"), running the submitter again; a wait for completion would
-    time out on it. Both go, and ``skipAwait`` makes the metadata update instant.
+    time out on it. Both go, and waiting only for the Job to exist makes the metadata update
+    instant (while its deletion, later, is still awaited).
     """
 
     def edit(manifest: dict[str, Any]) -> None:
         annotations = _annotations(manifest)
         annotations.pop(manifests.REPLACE_UNREADY, None)
         annotations.pop(manifests.TIMEOUT, None)
-        annotations[manifests.SKIP_AWAIT] = "true"
+        annotations.pop(manifests.SKIP_AWAIT, None)
+        annotations[manifests.WAIT_FOR] = manifests.WAIT_FOR_EXISTS
 
     return _with_manifest(resource, edit)
 
