@@ -142,4 +142,9 @@ def test_ctrl_c_stops_every_process_of_the_cluster(tmp_path: Path) -> None:
         assert not [p for p in pids if _alive(p)], "processes left after Ctrl-C"
     finally:
         if proc.poll() is None:
-            proc.kill()
+            # SIGTERM lets the harness stop its components (a SIGKILL would orphan them).
+            proc.terminate()
+            try:
+                proc.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                proc.kill()
