@@ -12,6 +12,7 @@ from typing import Any
 
 from raygang.kube.errors import Problem, SpecError
 from raygang.kube.generatename import derived_from_generate_name
+from raygang.kube.objects import ObjectIdentity
 from raygang.kuberay import manifests, submitter
 from raygang.kuberay.gang import Accounting, compute_gang
 from raygang.kuberay.jobplan import JobPlan, PlannedResource
@@ -61,7 +62,7 @@ CLUSTER_SCOPED_KINDS = frozenset(
 
 
 @dataclass(frozen=True)
-class Companion:
+class Companion(ObjectIdentity):
     """Another object of a manifest file, created beside the file's RayJobs.
 
     A companion belongs to its file: it is created once, and every RayJob of that file
@@ -80,35 +81,9 @@ class Companion:
     jobs: tuple[str, ...] = ()
 
     @property
-    def api_version(self) -> str:
-        """The object's apiVersion."""
-        return str(self.manifest["apiVersion"])
-
-    @property
     def group(self) -> str:
         """The API group (``""`` for core)."""
         return self.api_version.rpartition("/")[0]
-
-    @property
-    def kind(self) -> str:
-        """The object's kind."""
-        return str(self.manifest["kind"])
-
-    @property
-    def name(self) -> str:
-        """The object's name."""
-        return str(self.manifest["metadata"]["name"])
-
-    @property
-    def namespace(self) -> str | None:
-        """The object's namespace; None when cluster-scoped."""
-        ns = self.manifest["metadata"].get("namespace")
-        return str(ns) if ns is not None else None
-
-    @property
-    def ref(self) -> str:
-        """``Kind/name``, the form used in ``dependsOn``."""
-        return f"{self.kind}/{self.name}"
 
     @property
     def key(self) -> tuple[str, str, str, str]:

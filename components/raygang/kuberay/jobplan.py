@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from raygang.kube.objects import ObjectIdentity
 from raygang.kuberay import manifests
 from raygang.kuberay.gang import Gang
 from raygang.kuberay.settings import JobSettings
@@ -21,7 +22,7 @@ __all__ = ["JobPlan", "PlannedResource"]
 
 
 @dataclass(frozen=True)
-class PlannedResource:
+class PlannedResource(ObjectIdentity):
     """One object to create.
 
     Attributes:
@@ -38,32 +39,6 @@ class PlannedResource:
     depends_on: tuple[str, ...] = ()
     owned: bool = False
     replace_on_changes: tuple[str, ...] = ()
-
-    @property
-    def api_version(self) -> str:
-        """The object's apiVersion."""
-        return str(self.manifest["apiVersion"])
-
-    @property
-    def kind(self) -> str:
-        """The object's kind."""
-        return str(self.manifest["kind"])
-
-    @property
-    def name(self) -> str:
-        """The object's name."""
-        return str(self.manifest["metadata"]["name"])
-
-    @property
-    def namespace(self) -> str | None:
-        """The object's namespace; None for cluster-scoped objects (the Queue)."""
-        ns = self.manifest["metadata"].get("namespace")
-        return str(ns) if ns is not None else None
-
-    @property
-    def ref(self) -> str:
-        """``Kind/name``, the form used in ``dependsOn``."""
-        return f"{self.kind}/{self.name}"
 
 
 @dataclass(frozen=True)
