@@ -10,11 +10,16 @@ objects, one after the other, each cleaned away before the next:
   renders from the same stack (ownerReferences aside: only the component can fill in the
   record's UID) as plain ``pulumi_kubernetes`` resources: ``core.v1.ConfigMap``,
   ``batch.v1.Job`` and ``apiextensions.CustomResource``, as the component does, but with no
-  component and no ``depends_on``;
-* **kubectl**: ``kubectl apply --server-side --dry-run=server`` (its "preview"), then
-  ``kubectl apply --server-side`` and ``kubectl wait`` for what the Pulumi await annotations
-  of the rendered objects wait for: every RayCluster ``status.state=ready``, the Queue
-  ``status.state=Open`` (the submitter Job has ``pulumi.com/skipAwait``).
+  component and no ``depends_on``. Two orderings are still needed, as data, not options:
+  Volcano's admission webhook refuses a PodGroup (even a dry run) whose queue does not exist,
+  so a PodGroup reads its queue name from the Queue's ID, as raygang's does; and a RayCluster
+  reads its group name from its PodGroup's ID, else the engine's 8 default slots fill with
+  RayClusters awaiting readiness while their PodGroups wait for a slot (a deadlock);
+* **kubectl**: ``kubectl apply --server-side --dry-run=server`` (its "preview"; the PodGroups
+  of a queue still to be created are left out, as Pulumi's preview skips them), then
+  ``kubectl apply --server-side`` of the Queue, ``kubectl wait`` for it Open, the rest, and
+  ``kubectl wait`` for what the Pulumi await annotations of the rendered objects wait for:
+  every RayCluster ``status.state=ready`` (the submitter Job has ``pulumi.com/skipAwait``).
 
 Both Pulumi variants use the same CLI, language host, provider and default parallelism.
 Each ``up`` runs with ``--skip-preview``, so preview and up are timed apart. Times are one
@@ -68,8 +73,8 @@ WAITS = {
     "raygang": "Queue Open, every RayCluster ready (pulumi.com/waitFor), then the submitter "
     "Job (depends_on the RayCluster; skipAwait)",
     "bare": "the same annotations on the same objects: Queue Open, RayClusters ready; no "
-    "depends_on (the PodGroups read their queue from the Queue's ID, as raygang's do), so "
-    "the Jobs are created at once",
+    "depends_on, but the PodGroups read their queue from the Queue's ID (as raygang's do) "
+    "and the RayClusters their group name from their PodGroup's ID; the Jobs at once",
     "kubectl": "apply the Queue, `kubectl wait` for it Open (Volcano's webhook refuses "
     "PodGroups in a queue that is not), apply the rest, `kubectl wait` for every RayCluster "
     "ready",
@@ -93,25 +98,43 @@ import pulumi_kubernetes as k8s
 from pulumi_kubernetes.apiextensions import CustomResource
 
 objects = json.loads(Path(pulumi.Config().require("objects")).read_text())
-queues = {}
-for obj in sorted(objects, key=lambda o: o["kind"] != "Queue"):
+GROUP = "scheduling.k8s.io/group-name"
+made = {}
+
+
+def after(kind, namespace, name):
+    """``name``, read from the ID of the object of ``kind`` this program creates, if any."""
+    ref = made.get((kind, namespace, name))
+    return name if ref is None else ref.id.apply(lambda _, n=name: n)
+
+
+# Queues, then PodGroups, then the rest: each can then read the ID of what it needs.
+for obj in sorted(objects, key=lambda o: {"Queue": 0, "PodGroup": 1}.get(o["kind"], 2)):
     meta, spec = obj["metadata"], obj.get("spec")
-    name = f"{obj['kind']}-{meta.get('namespace', 'cluster')}-{meta['name']}".lower()
-    if obj["apiVersion"] == "v1" and obj["kind"] == "ConfigMap":
-        k8s.core.v1.ConfigMap(name, metadata=meta, data=obj.get("data"))
-    elif obj["apiVersion"] == "batch/v1" and obj["kind"] == "Job":
-        k8s.batch.v1.Job(name, metadata=meta, spec=spec)
-    else:
-        if obj["kind"] == "PodGroup" and spec.get("queue") in queues:
-            # As raygang does: the queue name read from the Queue's ID, so the provider skips
-            # the dry run Volcano's webhook would refuse before the Queue exists.
-            queue = spec["queue"]
-            spec = {**spec, "queue": queues[queue].id.apply(lambda _, q=queue: q)}
-        made = CustomResource(
-            name, api_version=obj["apiVersion"], kind=obj["kind"], metadata=meta, spec=spec
+    kind, namespace = obj["kind"], meta.get("namespace")
+    name = f"{kind}-{namespace or 'cluster'}-{meta['name']}".lower()
+    if obj["apiVersion"] == "v1" and kind == "ConfigMap":
+        made[kind, namespace, meta["name"]] = k8s.core.v1.ConfigMap(
+            name, metadata=meta, data=obj.get("data")
         )
-        if obj["kind"] == "Queue":
-            queues[meta["name"]] = made
+        continue
+    if obj["apiVersion"] == "batch/v1" and kind == "Job":
+        made[kind, namespace, meta["name"]] = k8s.batch.v1.Job(name, metadata=meta, spec=spec)
+        continue
+    if kind == "PodGroup":
+        # As raygang does: the queue read from the Queue's ID, so the provider skips the dry
+        # run Volcano's webhook refuses while the Queue does not exist.
+        spec = {**spec, "queue": after("Queue", None, spec["queue"])}
+    annotations = meta.get("annotations") or {}
+    if kind == "RayCluster" and GROUP in annotations:
+        # Its PodGroup first: otherwise the engine's 8 slots can all be RayClusters awaiting
+        # readiness while their PodGroups wait behind them for a slot (a deadlock until the
+        # await times out, seen with the Queue-first PodGroups above at N=10).
+        group = after("PodGroup", namespace, annotations[GROUP])
+        meta = {**meta, "annotations": {**annotations, GROUP: group}}
+    made[kind, namespace, meta["name"]] = CustomResource(
+        name, api_version=obj["apiVersion"], kind=kind, metadata=meta, spec=spec
+    )
 '''
 
 
