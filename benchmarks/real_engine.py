@@ -19,7 +19,7 @@ objects, one after the other, each cleaned away before the next:
   of a queue still to be created are left out, as Pulumi's preview skips them), then
   ``kubectl apply --server-side`` of the Queue, ``kubectl wait`` for it Open, the rest, and
   ``kubectl wait`` for what the Pulumi await annotations of the rendered objects wait for:
-  every RayCluster ``status.state=ready`` (the submitter Job has ``pulumi.com/skipAwait``).
+  every RayCluster ``status.state=ready`` (the submitter Job waits only until it exists).
 
 Both Pulumi variants use the same CLI, language host, provider and default parallelism.
 Each ``up`` runs with ``--skip-preview``, so preview and up are timed apart. Times are one
@@ -71,7 +71,7 @@ GONE_TIMEOUT_S = 600.0
 
 WAITS = {
     "raygang": "Queue Open, every RayCluster ready (pulumi.com/waitFor), then the submitter "
-    "Job (depends_on the RayCluster; skipAwait)",
+    "Job (depends_on the RayCluster; awaited until it exists)",
     "bare": "the same annotations on the same objects: Queue Open, RayClusters ready; no "
     "depends_on, but the PodGroups read their queue from the Queue's ID (as raygang's do) "
     "and the RayClusters their group name from their PodGroup's ID; the Jobs at once",

@@ -231,23 +231,23 @@ class LocalCluster:
         self._wait_for("kwok", lambda: self._nodes_ready(names), "making the nodes Ready")
 
     def versions(self) -> Versions:
+        """What each binary says of its release (KubeRay's operator has no version flag)."""
         items: dict[str, str] = {}
-        for name, flag in (
-            ("etcd", "--version"),
-            ("kube-apiserver", "--version"),
-            ("kube-controller-manager", "--version"),
-            ("kwok", "--version"),
-            ("vc-scheduler", "--version"),
-            ("ray-operator", "--version"),
+        for name, marker in (
+            ("etcd", "etcd Version:"),
+            ("kube-apiserver", "Kubernetes"),
+            ("kube-controller-manager", "Kubernetes"),
+            ("kwok", "kwok version"),
+            ("vc-scheduler", "Version:"),
         ):
             exe = self.bin_dir / name
             if not exe.exists():
                 continue
             done = subprocess.run(
-                [str(exe), flag], capture_output=True, text=True, timeout=30, check=False
+                [str(exe), "--version"], capture_output=True, text=True, timeout=30, check=False
             )
-            out = (done.stdout + done.stderr).strip().splitlines()
-            items[name] = out[0] if out else ""
+            lines = (done.stdout + done.stderr).splitlines()
+            items[name] = next((ln.strip() for ln in lines if ln.startswith(marker)), "")
         return Versions(items)
 
     # -- components ------------------------------------------------------------------------
