@@ -10,6 +10,8 @@ the strings ``"."``, ``""`` and ``"1e"`` by the CRD's quantity pattern.
 
 from __future__ import annotations
 
+import os
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -118,6 +120,37 @@ def test_dev_zero_stops_quickly() -> None:
     assert time.perf_counter() - start < 2
     assert "larger than" in str(caught.value)
     assert kubeyaml.MAX_BYTES_ENV in str(caught.value)
+
+
+def test_a_fifo_nobody_writes_to_is_refused_not_waited_on_forever(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fifo = tmp_path / "jobs.yaml"
+    os.mkfifo(fifo)
+    monkeypatch.setattr(kubeyaml, "PIPE_IDLE_TIMEOUT_S", 0.5)
+    with pytest.raises(SpecError, match=r"the pipe sent nothing for 0 s"):
+        yaml_documents(fifo, "jobs.yaml", "a manifest")
+
+
+def test_a_pipe_with_a_slow_writer_is_read_whole(tmp_path: Path) -> None:
+    # As `raygang plan <(kubectl get rayjob x -o yaml)` gives it.
+    fifo = tmp_path / "jobs.yaml"
+    os.mkfifo(fifo)
+
+    def write() -> None:
+        with fifo.open("w") as out:
+            out.write("a: 1\n")
+            out.flush()
+            time.sleep(0.3)
+            out.write("---\nb: 2\n")
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    try:
+        docs = kubeyaml.load_documents(kubeyaml.read_bounded(str(fifo)), source="jobs.yaml")
+    finally:
+        writer.join()
+    assert docs == [{"a": 1}, {"b": 2}]
 
 
 def test_size_cap_from_the_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
