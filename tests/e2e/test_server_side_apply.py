@@ -34,8 +34,9 @@ def _server_side_dry_run(cluster: LocalCluster, manifests: str) -> None:
     # Volcano's admission webhook refuses a PodGroup whose queue does not exist, as a real
     # install does: queues are created for real (as `pulumi up` creates them first), the rest
     # is validated without being stored.
-    queues = {d["spec"]["queue"] for d in docs if d["kind"] == "PodGroup"}
-    queues -= {d["metadata"]["name"] for d in docs if d["kind"] == "Queue"}
+    # A PodGroup without a queue goes to `default` (Volcano's mutating webhook), which exists.
+    queues = {d["spec"].get("queue", "default") for d in docs if d["kind"] == "PodGroup"}
+    queues -= {d["metadata"]["name"] for d in docs if d["kind"] == "Queue"} | {"default"}
     cluster.apply(
         [d for d in docs if d["kind"] == "Queue"]
         + [{"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue",

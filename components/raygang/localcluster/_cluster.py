@@ -218,7 +218,11 @@ class LocalCluster:
         return json.loads(self.kubectl("get", *args, "-o", "json").stdout)
 
     def apply(self, manifests: Iterable[Mapping[str, Any]]) -> None:
-        body = json.dumps({"apiVersion": "v1", "kind": "List", "items": list(manifests)})
+        """``kubectl apply --server-side`` of the objects (nothing to do for none)."""
+        items = list(manifests)
+        if not items:
+            return
+        body = json.dumps({"apiVersion": "v1", "kind": "List", "items": items})
         self.kubectl("apply", "--server-side", "--field-manager=raygang-harness", "-f", "-",
                      input=body)  # fmt: skip
 
