@@ -25,7 +25,7 @@ from raygang.lifecycle.facts import (
 from raygang.plan import plan_job
 from raygang.rayjob.spec import parse_rayjob
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures" / "lifecycle"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "lifecycle"
 SID = plan_job(
     parse_rayjob(yaml.safe_load((FIXTURES / "rayjob.yaml").read_text()), "rayjob.yaml"),
     JobSettings(),

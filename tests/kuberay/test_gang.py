@@ -22,7 +22,7 @@ from raygang.rayjob.spec import RayClusterSpec, RayJob, WorkerGroupSpec, parse_r
 
 from tests.builders import container, rayjob, worker
 
-SHARED = Path(__file__).resolve().parents[2] / "shared"
+SHARED = Path(__file__).resolve().parents[3] / "shared"
 
 
 def job_of(manifest: dict[str, Any]) -> RayJob:

@@ -38,7 +38,7 @@ from raygang.rayjob.deletion import deletion_strategy_problems, parse_deletion_s
 from raygang.rayjob.spec import parse_rayjob
 from raygang.volcano.queue import parse_queue
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures" / "lifecycle"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "lifecycle"
 NS, NAME, PG = "ml", "rayjob-sample", "ray-rayjob-sample-pg"
 DONE = parse_now("2026-11-29T10:05:00Z")
 BEFORE_TTL = parse_now("2026-11-29T10:10:00Z")
