@@ -10,13 +10,19 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from raygang.kube.objects import ObjectIdentity
 from raygang.kuberay import manifests
 from raygang.kuberay.gang import Gang
 from raygang.kuberay.settings import JobSettings
 from raygang.rayjob.spec import RayJobInput
+
+if TYPE_CHECKING:
+    # Results of the layers above, attached to the plan once they are computed; imported for
+    # the types only (import-linter leaves type-checking imports out of the layers contract).
+    from raygang.lifecycle.decide import Lifecycle
+    from raygang.volcano.result import PreflightResult
 
 __all__ = ["JobPlan", "PlannedResource"]
 
@@ -70,8 +76,8 @@ class JobPlan:
     queue: str | None
     queue_declared: bool
     resources: tuple[PlannedResource, ...]
-    lifecycle: Any = None
-    preflight: Any = None
+    lifecycle: Lifecycle | None = None
+    preflight: PreflightResult | None = None
 
     @property
     def name(self) -> str:
