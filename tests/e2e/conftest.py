@@ -84,9 +84,6 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     return report
 
 
-Pulumi = LocalPulumi
-
-
 def make_pulumi(
     tools: tuple[Path, Path],
     cluster: LocalCluster,

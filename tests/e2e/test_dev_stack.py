@@ -17,9 +17,9 @@ from typing import Any
 
 import pytest
 import yaml
-from raygang.localcluster import LocalCluster, wait_until
+from raygang.localcluster import LocalCluster, LocalPulumi, wait_until
 
-from tests.e2e.conftest import Pulumi, make_pulumi
+from tests.e2e.conftest import make_pulumi
 
 pytestmark = pytest.mark.e2e
 
@@ -72,7 +72,7 @@ class Watch:
 @pytest.fixture(scope="module")
 def dev(
     tools: tuple[Path, Path], cluster: LocalCluster, tmp_path_factory: pytest.TempPathFactory
-) -> Pulumi:
+) -> LocalPulumi:
     return make_pulumi(tools, cluster, tmp_path_factory.mktemp("dev"), (STACK,))
 
 
@@ -84,18 +84,20 @@ def watches(cluster: LocalCluster) -> Iterator[dict[str, Watch]]:
         watch.stop()
 
 
-def _stack_config(pulumi: Pulumi) -> tuple[Path, dict[str, Any]]:
+def _stack_config(pulumi: LocalPulumi) -> tuple[Path, dict[str, Any]]:
     path = pulumi.project / "stacks" / f"Pulumi.{STACK}.yaml"
     return path, yaml.safe_load(path.read_text())
 
 
-def _edit_job(pulumi: Pulumi, edit: Any) -> None:
+def _edit_job(pulumi: LocalPulumi, edit: Any) -> None:
     path, doc = _stack_config(pulumi)
     edit(doc["config"]["raygang:jobs"][0])
     path.write_text(yaml.safe_dump(doc, sort_keys=False))
 
 
-def test_a_preview_lists_every_object_and_the_gang(dev: Pulumi, watches: dict[str, Watch]) -> None:
+def test_a_preview_lists_every_object_and_the_gang(
+    dev: LocalPulumi, watches: dict[str, Watch]
+) -> None:
     out = dev.run("preview", "--diff", "--stack", STACK).stdout
     for kind, token in TYPES.items():
         assert token in out, f"{kind} ({token}) missing from the preview:\n{out}"
@@ -105,7 +107,7 @@ def test_a_preview_lists_every_object_and_the_gang(dev: Pulumi, watches: dict[st
 
 
 def test_b_up_volcano_admits_the_gang_before_the_submitter_exists(
-    dev: Pulumi, cluster: LocalCluster, watches: dict[str, Watch]
+    dev: LocalPulumi, cluster: LocalCluster, watches: dict[str, Watch]
 ) -> None:
     dev.run("up", "--yes", "--skip-preview", "--stack", STACK)
 
@@ -171,12 +173,12 @@ def test_b_up_volcano_admits_the_gang_before_the_submitter_exists(
     assert pod["metadata"]["annotations"]["scheduling.k8s.io/group-name"] == PG
 
 
-def test_c_a_second_preview_changes_nothing(dev: Pulumi) -> None:
+def test_c_a_second_preview_changes_nothing(dev: LocalPulumi) -> None:
     done = dev.run("preview", "--expect-no-changes", "--diff", "--stack", STACK, check=False)
     assert done.returncode == 0, done.stdout + done.stderr
 
 
-def test_d_more_workers_show_in_the_diff_and_apply(dev: Pulumi, cluster: LocalCluster) -> None:
+def test_d_more_workers_show_in_the_diff_and_apply(dev: LocalPulumi, cluster: LocalCluster) -> None:
     def three_workers(job: dict[str, Any]) -> None:
         group = job["spec"]["rayClusterSpec"]["workerGroupSpecs"][0]
         group.update(replicas=3, minReplicas=3, maxReplicas=3)
@@ -205,7 +207,9 @@ def test_d_more_workers_show_in_the_diff_and_apply(dev: Pulumi, cluster: LocalCl
     )
 
 
-def test_e_live_facts_converge_once_the_job_is_done(dev: Pulumi, cluster: LocalCluster) -> None:
+def test_e_live_facts_converge_once_the_job_is_done(
+    dev: LocalPulumi, cluster: LocalCluster
+) -> None:
     # kwok finishes Job pods at once: the submitter has Succeeded.
     wait_until(
         lambda: cluster.get("jobs.batch", JOB, "-n", NS).get("status", {}).get("succeeded"),
@@ -231,7 +235,9 @@ def test_e_live_facts_converge_once_the_job_is_done(dev: Pulumi, cluster: LocalC
     assert done.returncode == 0, done.stdout + done.stderr
 
 
-def test_f_deleting_the_record_collects_what_it_owns(dev: Pulumi, cluster: LocalCluster) -> None:
+def test_f_deleting_the_record_collects_what_it_owns(
+    dev: LocalPulumi, cluster: LocalCluster
+) -> None:
     cluster.kubectl("delete", "configmap", JOB, "-n", NS, "--wait=true")
 
     owned = {
@@ -251,7 +257,7 @@ def test_f_deleting_the_record_collects_what_it_owns(dev: Pulumi, cluster: Local
     wait_until(gone, 60, "the garbage collector removing what the record owns")
 
 
-def test_g_destroy_leaves_nothing_of_ours(dev: Pulumi, cluster: LocalCluster) -> None:
+def test_g_destroy_leaves_nothing_of_ours(dev: LocalPulumi, cluster: LocalCluster) -> None:
     dev.run("destroy", "--yes", "--skip-preview", "--refresh", "--stack", STACK)
     assert cluster.kubectl("get", "queues.scheduling.volcano.sh", "ray-batch",
                            check=False).returncode != 0  # fmt: skip

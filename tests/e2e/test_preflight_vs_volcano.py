@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 import yaml
-from raygang.localcluster import LocalCluster, wait_until
+from raygang.localcluster import LocalCluster, LocalPulumi, wait_until
 
-from tests.e2e.conftest import REPO, Pulumi, make_pulumi
+from tests.e2e.conftest import REPO, make_pulumi
 
 pytestmark = pytest.mark.e2e
 
@@ -54,7 +54,7 @@ def _preflight(project: Path) -> dict[str, Any]:
 @pytest.fixture(scope="module")
 def tight(
     tools: tuple[Path, Path], cluster: LocalCluster, tmp_path_factory: pytest.TempPathFactory
-) -> Pulumi:
+) -> LocalPulumi:
     workdir = tmp_path_factory.mktemp("tight")
     pulumi = make_pulumi(tools, cluster, workdir, ())
     _tight_stack(pulumi.project)
@@ -63,7 +63,7 @@ def tight(
 
 
 def test_h_volcano_holds_the_gang_where_the_preflight_said(
-    tight: Pulumi, cluster: LocalCluster
+    tight: LocalPulumi, cluster: LocalCluster
 ) -> None:
     predicted = _preflight(tight.project)
     assert predicted["verdict"] == "stuck" and predicted["neverAdmitted"], predicted
