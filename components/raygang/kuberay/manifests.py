@@ -12,7 +12,6 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from raygang.kube.jsontext import dumps_indented
 from raygang.kube.tree import copy_tree
 from raygang.kuberay import submitter
 from raygang.kuberay.gang import HEAD_GROUP, SUBMITTER_GROUP, Gang
@@ -167,7 +166,9 @@ def record_manifest(
         "minResources": gang.min_resources_strings(),
     }
     annotations = {
-        RECORD_RAYJOB: dumps_indented(redact_rayjob(item.raw), sort_keys=True, ensure_ascii=False)
+        RECORD_RAYJOB: json.dumps(
+            redact_rayjob(item.raw), indent=2, sort_keys=True, ensure_ascii=False
+        )
         + "\n",
         RECORD_GANG: json.dumps(gang_doc, sort_keys=True),
         RECORD_SUBMISSION_ID: submission_id,
