@@ -127,7 +127,7 @@ def test_a_fifo_nobody_writes_to_is_refused_not_waited_on_forever(
 ) -> None:
     fifo = tmp_path / "jobs.yaml"
     os.mkfifo(fifo)
-    monkeypatch.setattr(kubeyaml, "PIPE_IDLE_TIMEOUT_S", 0.5)
+    monkeypatch.setattr("raygang.kube.kubeyaml.read.PIPE_IDLE_TIMEOUT_S", 0.5)
     with pytest.raises(SpecError, match=r"the pipe sent nothing for 0 s"):
         yaml_documents(fifo, "jobs.yaml", "a manifest")
 

@@ -1,0 +1,84 @@
+"""What one read shares across its documents, and the documents it yields.
+
+``Stream`` holds the source, the limits, the node budget (counted across documents), the
+documents so far and go-yaml's reading of repeated short scalars, and makes the errors that
+say which document they are in. ``Document`` is one document as kubectl sends it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TypeAlias
+
+from raygang.kube.kubeyaml.limits import Limits, ManifestError, ManifestLimitError
+
+__all__ = [
+    "Document",
+    "JSONValue",
+    "Stream",
+]
+
+
+JSONValue: TypeAlias = "bool | int | float | str | list[JSONValue] | dict[str, JSONValue] | None"
+
+
+@dataclass(frozen=True)
+class Document:
+    """One document as kubectl sends it.
+
+    Attributes:
+        value: the JSON value (dict for any object; kubectl skips null documents).
+        index: 1-based position among the documents kubectl reads (null ones not counted).
+        line: 1-based line of the stream where the document starts.
+        from_json: True when kubectl read it as JSON (its numbers keep their text there).
+    """
+
+    value: JSONValue
+    index: int
+    line: int
+    from_json: bool
+
+
+class Stream:
+    """What one call shares across documents: the source, limits and the node budget."""
+
+    def __init__(self, source: str, limits: Limits, refuse_duplicates: bool) -> None:
+        self.source = source
+        self.limits = limits
+        self.refuse_duplicates = refuse_duplicates
+        self.binary_errors = "kubeyaml-go-replace"
+        self.nodes = 0
+        self.docs: list[Document] = []
+        # go-yaml's reading of short scalars, which repeat (resolution is context-free).
+        self.resolved: dict[tuple[str, bool, str], object] = {}
+
+    def error(
+        self, problem: str, accepted: str, *, line: int | None = None, path: str | None = None
+    ) -> ManifestError:
+        return ManifestError(
+            self.source,
+            problem,
+            accepted=accepted,
+            document=len(self.docs) + 1,
+            line=line,
+            path=path,
+        )
+
+    def limit(
+        self,
+        problem: str,
+        accepted: str,
+        limit: int,
+        *,
+        line: int | None = None,
+        path: str | None = None,
+    ) -> ManifestError:
+        return ManifestLimitError(
+            self.source,
+            problem,
+            accepted=accepted,
+            limit=limit,
+            document=len(self.docs) + 1,
+            line=line,
+            path=path,
+        )
