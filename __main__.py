@@ -7,7 +7,7 @@ from raygang import RayJobGang, RayJobGangArgs, VolcanoQueue, create_companions
 from raygang.kube import kubeyaml
 from raygang.kube.errors import SpecError, internal_error
 from raygang.kube.yamlfile import problem_from
-from raygang.lifecycle.facts import live_snapshot
+from raygang.lifecycle.facts.live import live_snapshot
 from raygang.loader import load_files
 from raygang.pipeline import plan_everything, preflight_gate
 from raygang.settings import settings_from_getter, unknown_key_problems

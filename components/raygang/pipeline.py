@@ -18,7 +18,8 @@ from raygang.kube.errors import Problem, SpecError
 from raygang.kube.snapshot import ClusterSnapshot, load_snapshot
 from raygang.kuberay.jobplan import JobPlan
 from raygang.lifecycle.decide import decide
-from raygang.lifecycle.facts import gather_facts, parse_now
+from raygang.lifecycle.facts.clock import parse_now
+from raygang.lifecycle.facts.gather import gather_facts
 from raygang.loader import Documents
 from raygang.plan import StackPlan, plan_stack
 from raygang.settings import StackSettings

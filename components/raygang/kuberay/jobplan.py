@@ -21,7 +21,7 @@ from raygang.rayjob.spec import RayJobInput
 if TYPE_CHECKING:
     # Results of the layers above, attached to the plan once they are computed; imported for
     # the types only (import-linter leaves type-checking imports out of the layers contract).
-    from raygang.lifecycle.decide import Lifecycle
+    from raygang.lifecycle.model import Lifecycle
     from raygang.volcano.result import PreflightResult
 
 __all__ = ["JobPlan", "PlannedResource"]

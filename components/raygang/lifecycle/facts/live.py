@@ -1,0 +1,79 @@
+"""Read a snapshot from the live cluster, for a run that has no ``kubectl`` file.
+
+The kinds are those :func:`raygang.lifecycle.facts.gather.gather_facts` reads: the
+objects KubeRay's RayJob controller watches for a job (``rayjob_controller.go`` v1.7.0,
+``SetupWithManager``: the RayJob's RayCluster and submitter Job) plus the Volcano PodGroup,
+the job record and the head pods. They are listed with the optional ``kubernetes``
+client's dynamic client, one list per kind and namespace.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from raygang.kube.snapshot import ClusterSnapshot, snapshot_from_objects
+from raygang.kuberay.manifests import MANAGED_BY_LABEL
+from raygang.lifecycle.facts.fields import as_list, as_mapping
+
+__all__ = ["LIVE_KINDS", "live_snapshot"]
+
+#: The kinds lifecycle facts need, as (apiVersion, kind, label selector). ConfigMaps and
+#: Pods are listed by label (records, head pods), so a busy namespace stays a small read.
+LIVE_KINDS: tuple[tuple[str, str, str], ...] = (
+    ("batch/v1", "Job", ""),
+    ("ray.io/v1", "RayCluster", ""),
+    ("scheduling.volcano.sh/v1beta1", "PodGroup", ""),
+    ("v1", "ConfigMap", f"{MANAGED_BY_LABEL}=raygang"),
+    ("v1", "Pod", "ray.io/node-type=head"),
+)
+
+
+def live_snapshot(
+    namespaces: Sequence[str], *, context: str | None = None, kubernetes: Any = None
+) -> ClusterSnapshot:
+    """Read the lifecycle kinds from the current cluster with the ``kubernetes`` client.
+
+    The client is optional (it is not a dependency of raygang): without it, write a
+    snapshot with ``kubectl get jobs.batch,rayclusters.ray.io,podgroups.scheduling.volcano.sh,
+    configmaps,pods -n NS -o yaml`` and pass the file instead.
+
+    Args:
+        namespaces: the namespaces of the stack's jobs.
+        context: the kubeconfig context; None for the current one.
+        kubernetes: the ``kubernetes`` module to use (tests pass a stand-in); imported
+            when None.
+
+    Returns:
+        A snapshot whose source is ``live``. A kind whose CRD is not installed is skipped.
+
+    Raises:
+        RuntimeError: the ``kubernetes`` package is not installed.
+    """
+    if kubernetes is None:
+        try:
+            kubernetes = importlib.import_module("kubernetes")
+            importlib.import_module("kubernetes.dynamic")
+        except ImportError:
+            raise RuntimeError(
+                "reading the cluster needs the kubernetes package (pip install kubernetes); "
+                "or pass a snapshot file written by kubectl get ... -o yaml"
+            ) from None
+    api_client = kubernetes.config.new_client_from_config(context=context)
+    dynamic = kubernetes.dynamic.DynamicClient(api_client)
+    objects: list[Mapping[str, Any]] = []
+    for api_version, kind, selector in LIVE_KINDS:
+        try:
+            resource = dynamic.resources.get(api_version=api_version, kind=kind)
+        except Exception as exc:
+            if type(exc).__name__ == "ResourceNotFoundError":
+                continue  # Volcano or KubeRay not installed: nothing of that kind exists
+            raise
+        for namespace in sorted(set(namespaces)):
+            listing = resource.get(namespace=namespace, label_selector=selector)
+            data = listing.to_dict() if hasattr(listing, "to_dict") else dict(listing)
+            for item in as_list(data.get("items")):
+                # List items carry no kind or apiVersion; the snapshot index needs both.
+                objects.append({**as_mapping(item), "apiVersion": api_version, "kind": kind})
+    return snapshot_from_objects(objects, "live")

@@ -1,0 +1,28 @@
+"""The ``suspended`` phase: ``spec.suspend`` parks the job and releases its queue capacity.
+
+KubeRay's Suspending and Suspended cases (``ray-operator/controllers/ray/rayjob_controller.go``
+v1.7.0) delete the RayCluster and the submitter Job and wait for ``spec.suspend`` to be
+cleared. raygang declares neither, and zeroes the PodGroup (kuberay#4939) so the queue's
+capacity is released while the job waits; clearing ``spec.suspend`` plans the job as new.
+"""
+
+from __future__ import annotations
+
+from raygang.lifecycle.declared import podgroup_with
+from raygang.lifecycle.model import Declaration, Run
+
+__all__ = ["declare_suspended"]
+
+
+def declare_suspended(run: Run) -> Declaration:
+    """Declare the PodGroup alone, zeroed; the RayCluster and the submitter Job go."""
+    # KubeRay's Suspending: the cluster and the submitter go, the PodGroup is zeroed
+    # (kuberay#4939) so the queue's capacity is released while the job waits.
+    return Declaration(
+        declared={"podgroup": podgroup_with(run.resources["podgroup"], 0, {})},
+        why={
+            "raycluster": "spec.suspend: true",
+            "submitter": "spec.suspend: true",
+            "podgroup": "spec.suspend: true releases the queue capacity",
+        },
+    )

@@ -1,0 +1,96 @@
+"""The live snapshot, read through a stand-in for the kubernetes client."""
+
+from __future__ import annotations
+
+import importlib.util
+from typing import Any
+
+import pytest
+from raygang.lifecycle.facts.gather import gather_facts
+from raygang.lifecycle.facts.live import live_snapshot
+
+from tests.lifecycle.facts.conftest import fixture_objects
+
+
+class _Listing:
+    def __init__(self, items: list[dict[str, Any]]) -> None:
+        self.items = items
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"items": self.items}
+
+
+class ResourceNotFoundError(Exception):
+    """Named like the kubernetes client's, which live_snapshot recognizes by name."""
+
+
+class _FakeKubernetes:
+    """The slice of the kubernetes client live_snapshot uses, over fixture objects."""
+
+    def __init__(self, objects: list[dict[str, Any]], missing: tuple[str, ...] = ()) -> None:
+        self.calls: list[tuple[str, str, str]] = []
+        fake = self
+
+        class Resource:
+            def __init__(self, api_version: str, kind: str) -> None:
+                self.api_version, self.kind = api_version, kind
+
+            def get(self, namespace: str, label_selector: str) -> _Listing:
+                fake.calls.append((self.kind, namespace, label_selector))
+                items = []
+                for obj in objects:
+                    meta = obj["metadata"]
+                    if obj["kind"] != self.kind or meta.get("namespace") != namespace:
+                        continue
+                    if label_selector:
+                        key, value = label_selector.split("=")
+                        if (meta.get("labels") or {}).get(key) != value:
+                            continue
+                    items.append({k: v for k, v in obj.items() if k not in ("kind", "apiVersion")})
+                return _Listing(items)
+
+        class Resources:
+            def get(self, api_version: str, kind: str) -> Resource:
+                if kind in missing:
+                    raise ResourceNotFoundError(kind)
+                return Resource(api_version, kind)
+
+        class DynamicClient:
+            def __init__(self, client: object) -> None:
+                self.resources = Resources()
+
+        class Config:
+            @staticmethod
+            def new_client_from_config(context: str | None = None) -> object:
+                fake.context = context
+                return object()
+
+        class Dynamic:
+            pass
+
+        Dynamic.DynamicClient = DynamicClient  # type: ignore[attr-defined]
+        self.dynamic = Dynamic
+        self.config = Config
+        self.context: str | None = None
+
+
+def test_live_snapshot_reads_the_lifecycle_kinds() -> None:
+    objects = fixture_objects("sidecar-succeeded.yaml") + fixture_objects("failed.yaml")[3:]
+    fake = _FakeKubernetes(objects, missing=("PodGroup",))
+    snap = live_snapshot(["ml"], context="prod", kubernetes=fake)
+    assert snap.source == "live" and fake.context == "prod"
+    found = gather_facts(snap, "ml", "rayjob-sample")
+    assert found.submitter is not None and found.submitter.outcome == "failed"
+    assert found.cluster is not None and found.cluster.head_submitter is not None
+    assert found.own_record is not None
+    assert found.podgroup is None  # the CRD is "not installed"
+    assert ("ConfigMap", "ml", "app.kubernetes.io/managed-by=raygang") in fake.calls
+    assert ("Pod", "ml", "ray.io/node-type=head") in fake.calls
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("kubernetes") is not None, reason="kubernetes is installed"
+)
+def test_live_snapshot_without_the_client_says_what_to_do() -> None:
+    with pytest.raises(RuntimeError, match="pip install kubernetes"):
+        live_snapshot(["ml"])

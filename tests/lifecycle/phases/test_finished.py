@@ -1,0 +1,147 @@
+"""The ``finished`` and ``failed`` phases: shutdownAfterJobFinishes and its TTL, the gang
+recomputed without the submitter, and what a finished job keeps."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+import pytest
+from raygang.kuberay.gang import Accounting
+from raygang.lifecycle.decide import decide
+from raygang.lifecycle.facts.clock import parse_now
+
+from tests.lifecycle.conftest import (
+    AFTER_TTL,
+    BASE_SID,
+    BEFORE_TTL,
+    DONE,
+    NAME,
+    NO_SUBMITTER,
+    PG,
+    assert_idempotent,
+    facts,
+    lc,
+    pg_gang,
+    plan_of,
+    rayjob,
+    rec,
+    res,
+    roles,
+    sid_of,
+    snapshot,
+)
+
+
+def test_finished_before_ttl_keeps_the_cluster_and_shrinks_the_gang() -> None:
+    plan = plan_of(rayjob())
+    before = snapshot("succeeded.yaml")
+    decided = decide(plan, facts(before), BEFORE_TTL)
+    life = lc(decided)
+    assert life.phase == "finished" and life.result == "succeeded"
+    assert life.finished_at == DONE
+    assert roles(decided) == ["record", "podgroup", "raycluster", "submitter"]
+    # KubeRay's CleanupOnCompletion recomputes without the submitter (vector S4).
+    assert pg_gang(decided) == (3, NO_SUBMITTER)
+    assert res(decided, "raycluster")["spec"] == res(plan, "raycluster")["spec"]
+    # Its readiness no longer matters: a later update must not wait for `ready`.
+    annotations = res(decided, "raycluster")["metadata"]["annotations"]
+    assert annotations["pulumi.com/skipAwait"] == "true" and "pulumi.com/waitFor" not in annotations
+    data = rec(decided)
+    assert (data["raygang.dev/finished-at"], data["raygang.dev/result"]) == (
+        "2026-11-29T10:05:00Z",
+        "succeeded",
+    )
+    assert life.next_change_at == parse_now("2026-11-29T10:15:00Z")
+    assert life.actions[-1] == (
+        f"later: delete RayCluster/{NAME} and zero PodGroup/{PG} (shutdownAfterJobFinishes, "
+        "ttlSecondsAfterFinished 600s) on the first `pulumi up` after 2026-11-29T10:15:00Z"
+    )
+    assert any(
+        a.startswith(f"set PodGroup/{PG} to minMember 3, cpu 3, memory 4Gi (was ")
+        for a in life.actions
+    )
+    assert life.cleanup is None
+    # The finished submitter is kept for its logs, but never awaited or replaced again.
+    job = res(decided, "submitter")
+    assert job["metadata"]["annotations"]["pulumi.com/waitFor"] == "jsonpath={.metadata.uid}"
+    assert "pulumi.com/skipAwait" not in job["metadata"]["annotations"]
+    assert "pulumi.com/replaceUnready" not in job["metadata"]["annotations"]
+    assert life.ignore_changes == {"submitter": ("spec",)}
+    assert_idempotent(plan, before, BEFORE_TTL)
+
+
+def test_finished_gang_in_kuberay_accounting_matches_vector_s4() -> None:
+    plan = plan_of(rayjob(), Accounting.KUBERAY)
+    decided = decide(plan, facts(snapshot("succeeded.yaml")), BEFORE_TTL)
+    assert pg_gang(decided) == (3, NO_SUBMITTER)
+
+
+@pytest.mark.parametrize("now", [AFTER_TTL, parse_now("2026-11-29T10:15:00Z")])
+def test_finished_after_ttl_removes_the_cluster_and_zeroes_the_podgroup(now: datetime) -> None:
+    plan = plan_of(rayjob())
+    before = snapshot("succeeded.yaml")
+    decided = decide(plan, facts(before), now)  # the due time itself counts, as in KubeRay
+    life = lc(decided)
+    assert life.phase == "finished" and life.cleanup == "DeleteCluster"
+    assert roles(decided) == ["record", "podgroup", "submitter"]
+    assert life.removed == (f"RayCluster/{NAME}",)
+    assert pg_gang(decided) == (0, {})
+    assert decided.declared_min_member == 0 and decided.declared_min_resources == {}
+    # The submitter depended on the removed RayCluster; it now follows the PodGroup.
+    assert decided.resource("submitter").depends_on == (f"PodGroup/{PG}",)  # type: ignore[union-attr]
+    assert (
+        f"delete RayCluster/{NAME} (shutdownAfterJobFinishes, ttlSecondsAfterFinished 600s)"
+        in life.changes
+    )
+    assert not any(a.startswith("later:") for a in life.actions)
+    assert life.next_change_at is None
+    after = assert_idempotent(plan, before, now)
+    # The converged state is the cleaned-up fixture: deciding from that changes nothing.
+    from_fixture = decide(plan, facts(snapshot("cleaned-up.yaml")), now)
+    assert from_fixture.resources == after.resources
+    assert lc(from_fixture).changes == ()
+
+
+def test_finished_without_shutdown_keeps_the_cluster_forever() -> None:
+    plan = plan_of(rayjob(shutdownAfterJobFinishes=None, ttlSecondsAfterFinished=None))
+    before = snapshot("succeeded.yaml")
+    decided = decide(plan, facts(before), DONE + timedelta(days=30))
+    life = lc(decided)
+    assert life.phase == "finished"
+    assert "raycluster" in roles(decided)
+    assert pg_gang(decided) == (3, NO_SUBMITTER)
+    assert any("the RayCluster is kept" in r for r in life.reasons)
+    assert life.next_change_at is None
+    assert_idempotent(plan, before, DONE + timedelta(days=30))
+
+
+def test_finished_job_whose_objects_were_deleted_by_hand_releases_the_queue() -> None:
+    # kuberay#4473: a PodGroup left Inqueue after the job stopped blocks the queue.
+    plan = plan_of(rayjob())
+    before = snapshot("finished-podgroup-inqueue.yaml")
+    decided = decide(plan, facts(before), AFTER_TTL)
+    life = lc(decided)
+    assert life.phase == "finished"
+    assert roles(decided) == ["record", "podgroup"]  # nothing is started again
+    assert pg_gang(decided) == (0, {})
+    assert any("Inqueue" in r for r in life.reasons)
+    assert_idempotent(plan, before, AFTER_TTL)
+
+
+def test_retries_exhausted_is_failed_and_behaves_as_finished() -> None:
+    plan = plan_of(rayjob(backoffLimit=1))
+    before = snapshot("failed-attempt-2.yaml")
+    decided = decide(plan, facts(before), BEFORE_TTL)
+    life = lc(decided)
+    sid = f"{BASE_SID}-a2"
+    assert life.phase == "failed" and life.result == "failed"
+    assert (life.attempt, life.submission_id) == (2, sid)
+    assert any("no retries left (attempt 2, spec.backoffLimit 1)" in r for r in life.reasons)
+    assert pg_gang(decided) == (3, NO_SUBMITTER)
+    assert res(decided, "raycluster")["metadata"]["annotations"]["raygang.dev/attempt"] == "2"
+    assert sid_of(res(decided, "submitter")) == sid
+    assert rec(decided)["raygang.dev/result"] == "failed"
+    assert_idempotent(plan, before, BEFORE_TTL)
+    after = decide(plan, facts(before), AFTER_TTL)
+    assert roles(after) == ["record", "podgroup", "submitter"]
+    assert_idempotent(plan, before, AFTER_TTL)

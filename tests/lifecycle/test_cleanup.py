@@ -1,0 +1,277 @@
+"""Cleanup of a finished job: deletionStrategy rules and legacy policies, at their due times."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from raygang.kube.errors import SpecError
+from raygang.kuberay.settings import JobSettings
+from raygang.lifecycle.decide import decide
+from raygang.plan import plan_job
+from raygang.rayjob.deletion import deletion_strategy_problems, parse_deletion_strategy
+from raygang.rayjob.spec import parse_rayjob
+
+from tests.lifecycle.conftest import (
+    AFTER_TTL,
+    BEFORE_TTL,
+    DONE,
+    HEAD_ONLY,
+    NAME,
+    NO_SUBMITTER,
+    PG,
+    assert_idempotent,
+    converge,
+    facts,
+    lc,
+    pg_gang,
+    plan_of,
+    rayjob,
+    res,
+    roles,
+    rules,
+    rules_job,
+    snapshot,
+)
+
+
+def test_delete_workers_suspends_every_group_and_shrinks_to_the_head() -> None:
+    plan = plan_of(rules_job(("DeleteWorkers", "SUCCEEDED", 0)))
+    before = snapshot("succeeded.yaml")
+    decided = decide(plan, facts(before), BEFORE_TTL)
+    life = lc(decided)
+    assert life.phase == "finished" and life.cleanup == "DeleteWorkers"
+    groups = res(decided, "raycluster")["spec"]["workerGroupSpecs"]
+    assert [g["suspend"] for g in groups] == [True]
+    assert pg_gang(decided) == (1, HEAD_ONLY)  # vector S6
+    assert any(
+        a.startswith(f"suspend every worker group of RayCluster/{NAME}") for a in life.actions
+    )
+    assert "submitter" in roles(decided)
+    assert_idempotent(plan, before, BEFORE_TTL)
+
+
+def test_delete_cluster_waits_for_its_ttl() -> None:
+    plan = plan_of(rules_job(("DeleteCluster", "SUCCEEDED", 60)))
+    before = snapshot("succeeded.yaml")
+    early = decide(plan, facts(before), DONE + timedelta(seconds=30))
+    assert "raycluster" in roles(early)
+    assert lc(early).next_change_at == DONE + timedelta(seconds=60)
+    assert lc(early).actions[-1].endswith("on the first `pulumi up` after 2026-11-29T10:06:00Z")
+    decided = decide(plan, facts(before), BEFORE_TTL)
+    life = lc(decided)
+    assert life.cleanup == "DeleteCluster"
+    assert roles(decided) == ["record", "podgroup", "submitter"]
+    assert pg_gang(decided) == (0, {})
+    assert any(
+        a.startswith(
+            f"delete RayCluster/{NAME} (spec.deletionStrategy.deletionRules[0]: DeleteCluster"
+        )
+        for a in life.actions
+    )
+    assert_idempotent(plan, before, BEFORE_TTL)
+
+
+def test_delete_self_keeps_only_a_tombstone_record() -> None:
+    plan = plan_of(rules_job(("DeleteSelf", "SUCCEEDED", 0)))
+    before = snapshot("succeeded.yaml")
+    decided = decide(plan, facts(before), BEFORE_TTL)
+    life = lc(decided)
+    assert life.cleanup == "DeleteSelf"
+    assert roles(decided) == ["record"]
+    assert set(life.removed) == {f"PodGroup/{PG}", f"RayCluster/{NAME}", f"Job/{NAME}"}
+    assert decided.resource("podgroup") is None
+    assert {
+        a.split(" ")[0] + " " + a.split(" ")[1] for a in life.changes if a.startswith("delete")
+    } == {
+        f"delete PodGroup/{PG}",
+        f"delete RayCluster/{NAME}",
+        f"delete Job/{NAME}",
+    }
+    again = assert_idempotent(plan, before, BEFORE_TTL)
+    assert lc(again).phase == "finished"  # the record remembers: the job does not run again
+
+
+def test_delete_none_keeps_everything() -> None:
+    plan = plan_of(rules_job(("DeleteNone", "SUCCEEDED", 0)))
+    before = snapshot("succeeded.yaml")
+    decided = decide(plan, facts(before), AFTER_TTL)
+    assert lc(decided).cleanup == "DeleteNone"
+    assert roles(decided) == ["record", "podgroup", "raycluster", "submitter"]
+    assert pg_gang(decided) == (3, NO_SUBMITTER)
+    assert_idempotent(plan, before, AFTER_TTL)
+
+
+def test_staged_rules_apply_the_most_impactful_overdue_one() -> None:
+    # KubeRay's ray-job.deletion-rules.yaml sample: workers at 30 s, cluster at 60 s, self at 90 s.
+    stages = [
+        ("DeleteWorkers", "SUCCEEDED", 30),
+        ("DeleteCluster", "SUCCEEDED", 60),
+        ("DeleteSelf", "SUCCEEDED", 90),
+    ]
+    failed = [(p, "FAILED", t) for p, _, t in stages]
+    plan = plan_of(rules_job(*stages, *failed))
+    before = snapshot("succeeded.yaml")
+    expected = [
+        (10, None, ["record", "podgroup", "raycluster", "submitter"], 3),
+        (40, "DeleteWorkers", ["record", "podgroup", "raycluster", "submitter"], 2),
+        (70, "DeleteCluster", ["record", "podgroup", "submitter"], 1),
+        (100, "DeleteSelf", ["record"], 0),
+        # After a long outage, the most impactful overdue rule wins at once.
+        (86400, "DeleteSelf", ["record"], 0),
+    ]
+    for seconds, policy, declared, later in expected:
+        now = DONE + timedelta(seconds=seconds)
+        decided = decide(plan, facts(before), now)
+        assert lc(decided).cleanup == policy, seconds
+        assert roles(decided) == declared, seconds
+        assert sum(a.startswith("later:") for a in lc(decided).actions) == later, seconds
+        assert_idempotent(plan, before, now)
+    # From the DeleteWorkers state, the cluster rule removes what is left of the cluster.
+    workers = converge(before, decide(plan, facts(before), DONE + timedelta(seconds=40)))
+    decided = decide(plan, facts(workers), DONE + timedelta(seconds=70))
+    assert roles(decided) == ["record", "podgroup", "submitter"]
+
+
+def test_rules_match_the_result() -> None:
+    plan = plan_of(rules_job(("DeleteCluster", "FAILED", 0)))
+    succeeded = decide(plan, facts(snapshot("succeeded.yaml")), AFTER_TTL)
+    assert "raycluster" in roles(succeeded)
+    assert any("no deletion rule matches a succeeded job" in r for r in lc(succeeded).reasons)
+    failed = decide(plan, facts(snapshot("failed.yaml")), AFTER_TTL)
+    assert lc(failed).phase == "failed" and "raycluster" not in roles(failed)
+    deployment = rayjob(
+        shutdownAfterJobFinishes=None,
+        ttlSecondsAfterFinished=None,
+        deletionStrategy={
+            "deletionRules": [
+                {"policy": "DeleteCluster", "condition": {"jobDeploymentStatus": "Failed"}}
+            ]
+        },
+    )
+    failed = decide(plan_of(deployment), facts(snapshot("failed.yaml")), AFTER_TTL)
+    assert "raycluster" not in roles(failed)
+
+
+def test_legacy_policies_win_over_shutdown() -> None:
+    strategy = {"onSuccess": {"policy": "DeleteWorkers"}, "onFailure": {"policy": "DeleteCluster"}}
+    plan = plan_of(rayjob(deletionStrategy=strategy))  # shutdown true, TTL 600 s
+    before = snapshot("succeeded.yaml")
+    early = decide(plan, facts(before), BEFORE_TTL)
+    assert pg_gang(early) == (3, NO_SUBMITTER)
+    assert (
+        lc(early).actions[-1].startswith(f"later: suspend every worker group of RayCluster/{NAME}")
+    )
+    late = decide(plan, facts(before), AFTER_TTL)
+    assert lc(late).cleanup == "DeleteWorkers"
+    assert "raycluster" in roles(late)  # not deleted: the strategy replaces shutdown
+    assert pg_gang(late) == (1, HEAD_ONLY)
+    assert_idempotent(plan, before, AFTER_TTL)
+    failed = decide(plan, facts(snapshot("failed.yaml")), AFTER_TTL)
+    assert lc(failed).cleanup == "DeleteCluster" and "raycluster" not in roles(failed)
+
+
+@pytest.mark.parametrize(
+    ("strategy", "spec", "path", "message"),
+    [
+        ({"onSuccess": {"policy": "DeleteCluster"}}, {}, "onFailure.policy", "is required"),
+        (
+            {"onSuccess": {"policy": "DeleteCluster"}, "onFailure": {"policy": "Nope"}},
+            {},
+            "onFailure.policy",
+            "'Nope' is not a deletion policy",
+        ),
+        (
+            {"onSuccess": {"policy": "DeleteNone"}, "onFailure": {"policy": "DeleteCluster"}},
+            {"shutdownAfterJobFinishes": True},
+            "spec.deletionStrategy",
+            "DeleteNone",
+        ),
+        (
+            {
+                "onSuccess": {"policy": "DeleteCluster"},
+                "onFailure": {"policy": "DeleteCluster"},
+                "deletionRules": [],
+            },
+            {},
+            "spec.deletionStrategy",
+            "cannot be used together",
+        ),
+        ({"deletionRules": []}, {}, "spec.deletionStrategy", "non-empty deletionRules"),
+        (
+            rules(("DeleteCluster", "SUCCEEDED", 0)),
+            {"shutdownAfterJobFinishes": True},
+            "spec.shutdownAfterJobFinishes",
+            "cannot be combined",
+        ),
+        (
+            rules(("DeleteCluster", "RUNNING", 0)),
+            {},
+            "condition.jobStatus",
+            "'RUNNING' is not supported",
+        ),
+        (rules(("DeleteCluster", "SUCCEEDED", -1)), {}, "condition.ttlSeconds", "non-negative"),
+        (
+            rules(("DeleteCluster", "SUCCEEDED", 0), ("DeleteCluster", "SUCCEEDED", 5)),
+            {},
+            "deletionRules[1]",
+            "duplicates deletionRules[0]",
+        ),
+        (
+            rules(("DeleteWorkers", "SUCCEEDED", 60), ("DeleteCluster", "SUCCEEDED", 30)),
+            {},
+            "deletionRules[1].condition.ttlSeconds",
+            "DeleteCluster TTL (30) must be >= DeleteWorkers TTL (60)",
+        ),
+        (
+            {
+                "deletionRules": [
+                    {
+                        "policy": "DeleteCluster",
+                        "condition": {"jobStatus": "FAILED", "jobDeploymentStatus": "Failed"},
+                    }
+                ]
+            },
+            {},
+            "deletionRules[0].condition",
+            "exactly one",
+        ),
+        (
+            rules(("DeleteWorkers", "SUCCEEDED", 0)),
+            {"autoscaling": True},
+            "deletionRules[0].policy",
+            "enableInTreeAutoscaling",
+        ),
+    ],
+)
+def test_malformed_deletion_strategies_are_refused(
+    strategy: dict[str, Any], spec: dict[str, Any], path: str, message: str
+) -> None:
+    raw = rayjob(
+        shutdownAfterJobFinishes=None, ttlSecondsAfterFinished=None, deletionStrategy=strategy
+    )
+    if spec.pop("autoscaling", False):
+        raw["spec"]["rayClusterSpec"]["enableInTreeAutoscaling"] = True
+    raw["spec"].update(spec)
+    item = parse_rayjob(raw, "rayjob.yaml")
+    problems = deletion_strategy_problems(item)
+    assert any(path in p.path and message in p.message for p in problems), problems
+    with pytest.raises(SpecError):
+        parse_deletion_strategy(item)
+    plan = plan_job(item, JobSettings())
+    with pytest.raises(SpecError):
+        decide(plan, None, DONE)
+
+
+def test_well_formed_strategies_parse() -> None:
+    item = parse_rayjob(
+        rules_job(("DeleteWorkers", "SUCCEEDED", 30), ("DeleteCluster", "SUCCEEDED", 60)), "x"
+    )
+    strategy = parse_deletion_strategy(item)
+    assert strategy is not None
+    assert [(r.policy, r.ttl_seconds, r.where) for r in strategy.rules] == [
+        ("DeleteWorkers", 30, "spec.deletionStrategy.deletionRules[0]"),
+        ("DeleteCluster", 60, "spec.deletionStrategy.deletionRules[1]"),
+    ]
+    assert parse_deletion_strategy(parse_rayjob(rayjob(), "x")) is None
