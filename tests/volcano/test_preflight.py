@@ -236,19 +236,26 @@ class TestClusterState:
     def test_pending_pods_of_an_admitted_gang_are_placed_first(self) -> None:
         other = [pod(f"o-{i}", None, {"cpu": "4"}, "other", phase="Pending") for i in range(2)]
         snap = cluster(
-            node("n1", "8"),
-            node("n2", "8"),
+            node("n1", "10"),
+            node("n2", "10"),
             podgroup("other", "default", "Inqueue", 2, {"cpu": "8"}),
             *other,
         )
         result = run(job(head={"cpu": "2"}, workers=[("w", 1, {"cpu": "8"})]), snap)
         placement = check(result, "placement")
         assert placement.status == "fail"
+        # Same queue, older: its turn comes first.
         assert placement.message.startswith("ns1/other places its gang first; ")
-        # Enqueue still admits it (8 reserved + 10 <= 1.2 x 16): the nodes are the limit,
-        # once the other gang's pods took 4 cpu on each.
+        # Enqueue still admits it (8 reserved + 10 <= 1.2 x 20), the queue deserves all it
+        # asks (8 + 10 <= 20): the nodes are the limit, once the other gang's pods took 4
+        # cpu on each.
         assert check(result, "overcommit").status == "pass"
+        assert check(result, "fair-share").status == "pass"
         assert "0/2 nodes are unavailable: 2 Insufficient cpu." in placement.message
+        assert (
+            " Before this gang's turn (raygang's replay of allocate's queue and job order): "
+            "ns1/other places its gang first." in result.reasons[0]
+        )
 
     def test_a_gang_that_cannot_place_takes_no_node_room(self) -> None:
         stuck = [pod(f"s-{i}", None, {"cpu": "20"}, "stuck", phase="Pending") for i in range(2)]

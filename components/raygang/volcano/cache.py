@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
@@ -34,6 +34,9 @@ from raygang.volcano.api import (
 )
 from raygang.volcano.plugins.predicates import static_failure
 from raygang.volcano.ranking import Ranking
+
+if TYPE_CHECKING:
+    from raygang.volcano.actions.others import Before
 
 TERMINAL_PHASES = frozenset({"Succeeded", "Failed"})
 
@@ -383,7 +386,8 @@ class Shared:
     queues: dict[str, QueueView]
     unreadable: list[tuple[str, str | None, str]]
     ranking: Ranking
-    bases: dict[tuple[str, ...], tuple[list[Node], list[str]]] = field(default_factory=dict)
+    # The session up to a job's turn, per admitted set, queue and request (Evaluation.before).
+    bases: dict[tuple[object, ...], Before] = field(default_factory=dict)
 
     @cached_property
     def total(self) -> Res:

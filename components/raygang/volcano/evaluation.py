@@ -14,13 +14,19 @@ from typing import Literal
 from raygang.kube.snapshot import ClusterSnapshot
 from raygang.kuberay.gang import GangShare
 from raygang.kuberay.jobplan import JobPlan
-from raygang.volcano.actions.allocate import GangOutcome, is_roomy, place_gang, place_others
+from raygang.volcano.actions.allocate import GangOutcome, is_roomy, place_gang
 from raygang.volcano.actions.enqueue import Admitted, reserved_by
+from raygang.volcano.actions.others import Before, Own, place_others
 from raygang.volcano.api import Node, Res, Task, to_res
 from raygang.volcano.cache import DEFAULT_QUEUE, QueueView
 from raygang.volcano.jobpods import job_pods
 from raygang.volcano.plugins.overcommit import effective_factor, overcommit_short
-from raygang.volcano.plugins.proportion import proportion_short, real_capability
+from raygang.volcano.plugins.proportion import (
+    Shares,
+    deserved_shares,
+    proportion_short,
+    real_capability,
+)
 from raygang.volcano.queue import QueueDecl
 from raygang.volcano.ranking import QueueGate, Ranking
 from raygang.volcano.result import ADVISORY_CHECKS, Check, CheckStatus, NodeShape
@@ -95,8 +101,9 @@ class Evaluation:
         self.failed: set[str] = set()
         # The resource names each failed resource check was short of.
         self.short: dict[str, set[str]] = {}
-        # place_others(), once computed (base_after_others).
-        self._base: tuple[list[Node], list[str]] | None = None
+        # deserved_shares() and place_others(), once computed (shares, before).
+        self._shares: Shares | None = None
+        self._before: Before | None = None
         # What Volcano itself writes on the PodGroup: the enqueue voter that rejects and
         # its event (overcommit is asked first; the first rejection returns), and the
         # condition allocate leaves when the gang cannot be placed.
@@ -202,29 +209,53 @@ class Evaluation:
 
     # -- placement -----------------------------------------------------------------------
 
-    def base_after_others(self) -> tuple[list[Node], list[str]]:
-        """``place_others()``, computed once per stack when the job has no object in the
-        snapshot (it depends only on which Pending gangs are admitted first): fresh copies.
+    def shares(self) -> Shares:
+        """proportion's deserved shares and allocations, this job in its queue."""
+        if self._shares is None:
+            assert self.cluster is not None
+            self._shares = deserved_shares(self.cluster, self.queue, self.pods.request(extras=True))
+        return self._shares
+
+    def before(self) -> Before:
+        """``place_others()``: the session up to this job's turn in allocate's loop.
+
+        Computed once per stack when the job has no object in the snapshot, for each
+        set of Pending gangs admitted first, queue and request of the job (they decide
+        the deserved shares and so the order).
         """
-        if self._base is None:
+        if self._before is None:
             cluster = self.cluster
             assert cluster is not None
-            key = tuple(a.name for a in self.early)
+            request = self.pods.request(extras=True)
+            key = (
+                tuple(a.name for a in self.early),
+                self.queue.name if self.queue is not None else None,
+                tuple(sorted(request.items())),
+            )
             cached = cluster.shared.bases.get(key) if cluster.whole else None
             if cached is None:
-                cached = place_others(cluster, {a.name for a in self.early})
+                own = (
+                    Own(self.queue.name, f"{self.plan.namespace}/{self.plan.podgroup_name}")
+                    if self.queue is not None
+                    else None
+                )
+                cached = place_others(cluster, {a.name for a in self.early}, self.shares(), own)
                 if cluster.whole:
                     bases = cluster.shared.bases
                     bases[key] = cached
                     if len(bases) > BASES_KEPT:
                         del bases[next(iter(bases))]
-            self._base = cached
-        nodes, notes = self._base
-        return list(nodes), list(notes)
+            self._before = cached
+        return self._before
+
+    def base_after_others(self) -> list[Node]:
+        """The nodes once the gangs allocate serves before this one are placed: a fresh
+        copy of :meth:`before`'s."""
+        return list(self.before().nodes)
 
     def after_siblings(self, gangs: Sequence[tuple[Sequence[Task], int]]) -> list[Node]:
         """``base_after_others()`` with the stack's other gangs placed first, in order."""
-        nodes, _ = self.base_after_others()
+        nodes = self.base_after_others()
         for tasks, min_member in gangs:
             place_gang(tasks, nodes, min_member, whole_gang=True, ranking=self.ranking)
         return nodes

@@ -2,21 +2,18 @@
 
 Follows Volcano's ``pkg/scheduler/actions/allocate/allocate.go``: tasks in order, the
 predicates then the node order, the job committed only when the gang is ready
-(``Statement.Commit``) and discarded otherwise.
+(``Statement.Commit``) and discarded otherwise. The loop over queues and jobs that calls it
+is :mod:`raygang.volcano.actions.others`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from raygang.volcano.api import ZERO, Node, Num, Res, Task, asked_names, fits_in
 from raygang.volcano.plugins.predicates import fit_failure, static_failure
 from raygang.volcano.ranking import Chooser, QueueGate, Ranking, volcano_rank
-
-if TYPE_CHECKING:
-    from raygang.volcano.session import Cluster
 
 # Above this many pods the greedy simulation is skipped rather than slowing a preview.
 MAX_SIMULATED_PODS = 5000
@@ -236,44 +233,3 @@ def best_fit_decreasing(tasks: Sequence[Task], nodes: Sequence[Node]) -> bool:
             return False
         work[index].take(task.request, pipeline=False)
     return True
-
-
-def place_others(cluster: Cluster, admitted: Collection[str]) -> tuple[list[Node], list[str]]:
-    """The nodes once the pending pods Volcano places before ours are placed.
-
-    Inqueue and Running gangs (and the Pending ones of ``admitted``, enqueued in the same
-    session) with pending pods are placed first, oldest first; a gang that cannot be
-    placed takes nothing (its statement is discarded). Returns the nodes and one note
-    per gang that took room.
-    """
-    ranking = cluster.ranking
-    nodes = list(cluster.nodes)
-    notes: list[str] = []
-    for group in cluster.groups:
-        pending = group.pending_pods
-        if not pending or len(pending) > MAX_SIMULATED_PODS:
-            continue
-        if group.phase not in ("Inqueue", "Running") and group.key not in admitted:
-            continue  # still Pending: allocate skips it
-        if cluster.queue_view(group.queue) is None:
-            continue  # its queue is gone: the job is dropped from the session
-        tasks = [p.task() for p in pending]
-        if group.ready_tasks < group.min_member:
-            live = sum(1 for p in group.pods if not p.terminal)
-            outcome = place_gang(
-                tasks,
-                nodes,
-                group.min_member,
-                already_ready=group.ready_tasks,
-                whole_gang=group.min_member >= live,
-                ranking=ranking,
-            )
-            if not outcome.ready:
-                continue  # discarded: it takes nothing, but keeps its reservation
-            tasks = tasks[outcome.tried :]
-            notes.append(f"{group.key} places its gang first")
-        # A ready gang places its remaining pods one by one.
-        placed, _, _ = place_singly(tasks, nodes, ranking)
-        if placed and group.ready_tasks >= group.min_member:
-            notes.append(f"{group.key} places {len(placed)} pending pod(s) first")
-    return nodes, notes

@@ -6,7 +6,6 @@ from __future__ import annotations
 from raygang.volcano.api import Res, add_res, insufficient, ordered, show_res, sub
 from raygang.volcano.evaluation import Evaluation
 from raygang.volcano.plugins.gang import gang_condition
-from raygang.volcano.plugins.proportion import deserved_shares
 
 
 def check_fair_share(ev: Evaluation) -> tuple[Res, Res] | None:
@@ -19,7 +18,7 @@ def check_fair_share(ev: Evaluation) -> tuple[Res, Res] | None:
     if ev.queue is None:
         ev.add("fair-share", "skip", f"queue {ev.qname} unknown")
         return None
-    shares = deserved_shares(ev.cluster, ev.queue, ev.pods.request(extras=True))
+    shares = ev.shares()
     deserved, allocated = shares.deserved, shares.allocated
     q = ev.queue
     mine = deserved[q.name]

@@ -11,6 +11,7 @@ from raygang.volcano.actions.allocate import (
     best_fit_decreasing,
     place_singly,
 )
+from raygang.volcano.actions.others import Before
 from raygang.volcano.api import (
     ZERO,
     Node,
@@ -24,6 +25,7 @@ from raygang.volcano.api import (
     show,
     show_res,
 )
+from raygang.volcano.checks.others import before_notes, notes
 from raygang.volcano.evaluation import Evaluation
 from raygang.volcano.fixes import group_fix, replica_cut
 from raygang.volcano.plugins.gang import gang_condition
@@ -42,11 +44,20 @@ def check_placement(ev: Evaluation, fair: tuple[Res, Res] | None) -> None:
         ev.add("placement", "skip", f"{ev.pods.created} pods: too many to simulate")
         add_submitter_skip(ev, "placement not simulated")
         return
+    before = ev.before()
+    own = f"{ev.plan.namespace}/{ev.plan.podgroup_name}"
     # When the fair-share check already failed, place without it so this check tells
-    # whether the nodes themselves could take the gang.
-    queue_ok = queue_gate(*fair) if fair is not None and "fair-share" not in ev.failed else None
-    base, notes = ev.base_after_others()
-    prefix = ("; ".join(notes) + "; ") if notes else ""
+    # whether the nodes themselves could take the gang. The queue's allocation is the
+    # one at this gang's turn: gangs of the queue served first count.
+    queue_ok = (
+        queue_gate(fair[0], fair[1] if before.own_allocated is None else before.own_allocated)
+        if fair is not None and "fair-share" not in ev.failed
+        else None
+    )
+    base = ev.base_after_others()
+    told = notes(before, own)
+    prefix = ("; ".join(told) + "; ") if told else ""
+    story = before_story(before, own)
     gang = ev.pods.gang
     nodes = list(base)
     first = ev.simulate(nodes, gang, queue_ok)
@@ -69,7 +80,9 @@ def check_placement(ev: Evaluation, fair: tuple[Res, Res] | None) -> None:
     if not (ok_first and ok_second):
         order = "head first (KubeRay's creation order)" if not ok_first else "head last"
         failing = first if not ok_first else second
-        add_placement_failure(ev, base, failing, ok_first or ok_second, prefix, queue_ok, order)
+        add_placement_failure(
+            ev, base, failing, ok_first or ok_second, prefix, story, queue_ok, order
+        )
         ev.add("submitter", "skip", "not reached: the gang is not placed")
         return
     extras = ev.pods.extras
@@ -98,6 +111,18 @@ def check_placement(ev: Evaluation, fair: tuple[Res, Res] | None) -> None:
     check_submitter(ev, nodes)
 
 
+def before_story(before: Before, own: str) -> str:
+    """The turns before this gang's, as a sentence of the reason (empty when none)."""
+    told = before_notes(before, own)
+    if not told:
+        return ""
+    return (
+        " Before this gang's turn (raygang's replay of allocate's queue and job order): "
+        + "; ".join(told)
+        + "."
+    )
+
+
 def add_submitter_skip(ev: Evaluation, why: str) -> None:
     if ev.pods.submitter is None:
         ev.add("submitter", "pass", no_submitter(ev))
@@ -118,6 +143,7 @@ def add_placement_failure(
     outcome: GangOutcome,
     order_dependent: bool,
     prefix: str,
+    story: str,
     queue_ok: QueueGate | None,
     order: str,
 ) -> None:
@@ -132,7 +158,7 @@ def add_placement_failure(
             "fail",
             f"{prefix}the {label} pod is refused by queue {ev.qname}'s fair share",
             f"{ev.condition} -- "
-            f"queue {ev.qname}'s fair share runs out before the gang is complete. "
+            f"queue {ev.qname}'s fair share runs out before the gang is complete.{story} "
             "Fix: raise the queue's weight or guarantee, or shrink the gang.",
             same_cause="fit",
         )
@@ -177,14 +203,14 @@ def add_placement_failure(
             f"{prefix}{order}: {message} but {detail}: the outcome depends on Volcano's pod "
             "order (creation second, then pod UID) and node scores",
             f"{volcano} -- {explanation}; whether Volcano finds a placement depends on pod "
-            f"order and node scoring. Fix: {fix()}.",
+            f"order and node scoring.{story} Fix: {fix()}.",
         )
         return
     ev.add(
         "placement",
         "fail",
         f"{prefix}{message} (the {failed.label} pod)",
-        f"{volcano} -- {explanation}. {waiting_text(ev)} Fix: {fix()}.",
+        f"{volcano} -- {explanation}.{story} {waiting_text(ev)} Fix: {fix()}.",
         same_cause="fit",
     )
 

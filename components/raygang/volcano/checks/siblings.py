@@ -50,7 +50,7 @@ def check_siblings(ev: Evaluation) -> None:
                 (list(p.gang), s.gang.min_member)
                 for p, s in zip(sibling_pods, ev.siblings, strict=True)
             ]
-            alone_nodes, _ = ev.base_after_others()
+            alone_nodes = ev.base_after_others()
             together_nodes = ev.after_siblings(gangs)
             alone = place_gang(
                 ev.pods.gang,
@@ -117,7 +117,7 @@ def siblings_by_sum(ev: Evaluation, combined: Res) -> list[str]:
     A shortfall here is certain (no placement can beat the sum); room in total does
     not prove that every gang finds nodes, which the message says.
     """
-    nodes, _ = ev.base_after_others()
+    nodes = ev.base_after_others()
     alone = (
         place_gang(
             ev.pods.gang,
@@ -131,7 +131,7 @@ def siblings_by_sum(ev: Evaluation, combined: Res) -> list[str]:
     )
     if alone is not None and not (alone.ready or alone.pipelined):
         return []  # it does not fit alone: the placement check already says so
-    nodes, _ = ev.base_after_others()
+    nodes = ev.base_after_others()
     room = add_res(*(n.future_idle() for n in nodes if not n.unschedulable))
     short = insufficient(combined, room, combined)
     if not short:

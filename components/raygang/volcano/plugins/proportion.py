@@ -28,6 +28,7 @@ from raygang.volcano.api import (
     get,
     inqueue_resource,
     insufficient,
+    le,
     min_dim,
     scale,
     sub,
@@ -106,17 +107,26 @@ def proportion_event(short: Sequence[str]) -> str:
 
 
 def share_of(allocated: Mapping[str, Num], deserved: Mapping[str, Num]) -> Num:
-    """``updateQueueAttrShare``: the largest ``allocated / deserved`` over deserved's names
-    (``helpers.Share``: 0/0 is 0, x/0 is 1)."""
+    """``updateQueueAttrShare``: the largest ``allocated / deserved`` over deserved's
+    ``ResourceNames`` (at least ``minResource``; ``pods`` is no resource name there)."""
     best: Num = ZERO
-    for name in deserved:
-        want, have = deserved[name], get(allocated, name)
-        if want == 0:
-            value: Num = ZERO if have == 0 else 1
-        else:
-            value = Fraction(have) / Fraction(want)
-        best = max(best, value)
+    for name, want in deserved.items():
+        if name != "pods" and want >= EPSILON:
+            best = max(best, Fraction(get(allocated, name)) / Fraction(want))
     return best
+
+
+def overused(deserved: Mapping[str, Num], allocated: Mapping[str, Num]) -> bool:
+    """``Overused``: ``deserved.LessEqual(allocated, Zero)`` -- cpu, memory and deserved's
+    scalars, ``pods`` never; allocate skips such a queue for the rest of the session."""
+    names = {"cpu", "memory", *deserved} - {"pods"}
+    return all(le(get(deserved, n), get(allocated, n)) for n in names)
+
+
+def capped_names(deserved: Mapping[str, Num], allocated: Mapping[str, Num], ask: Res) -> list[str]:
+    """The names on which ``allocated + ask`` exceeds ``deserved`` (``queueAllocatable``'s
+    comparison, for a whole gang)."""
+    return insufficient(add_res(allocated, ask), deserved, ask)
 
 
 @dataclass
@@ -135,18 +145,18 @@ class Shares:
         return share_of(allocated, self.deserved.get(name, {}))
 
     def overused(self, name: str, placed: Mapping[str, Num] | None = None) -> bool:
-        """``Overused``: deserved <= allocated (the queue is skipped by allocate)."""
+        """:func:`overused` for a queue, with ``placed`` added to its allocation."""
         allocated = self.allocated.get(name, {})
         if placed:
             allocated = add_res(allocated, placed)
-        return fits_in(self.deserved.get(name, {}), allocated)
+        return overused(self.deserved.get(name, {}), allocated)
 
 
-def deserved_shares(cluster: Cluster, own: QueueView, own_request: Res) -> Shares:
+def deserved_shares(cluster: Cluster, own: QueueView | None, own_request: Res) -> Shares:
     """proportion's water-filled ``deserved`` per queue with jobs, and their allocations.
 
     ``own``/``own_request``: this job's queue and what its pods request (it is a job of the
-    session too).
+    session too); None when the queue is unknown (the job is left out).
     """
     queues: dict[str, QueueView] = {}
     request: dict[str, Res] = {}
@@ -160,9 +170,10 @@ def deserved_shares(cluster: Cluster, own: QueueView, own_request: Res) -> Share
         allocated[view.name] = add_res(allocated.get(view.name, {}), alloc)
         pending = add_res(*(p.request for p in group.pods if p.pending))
         request[view.name] = add_res(request.get(view.name, {}), alloc, pending)
-    queues[own.name] = own
-    request[own.name] = add_res(request.get(own.name, {}), own_request)
-    allocated.setdefault(own.name, {})
+    if own is not None:
+        queues[own.name] = own
+        request[own.name] = add_res(request.get(own.name, {}), own_request)
+        allocated.setdefault(own.name, {})
     total = cluster.total
     views = cluster.queues.values()
     real = {name: real_capability(q, total, views) or {} for name, q in queues.items()}
@@ -186,7 +197,10 @@ def deserved_shares(cluster: Cluster, own: QueueView, own_request: Res) -> Share
             new = min_dim(new, request.get(name, {}), missing_is_zero=True)
             new = {n: max(v, get(q.guarantee, n)) for n, v in {**q.guarantee, **new}.items()}
             deserved[name] = new
-            if fits_in(request.get(name, {}), new) or new == old:
+            # LessEqual compares no pods: a queue asking for more pods than its share
+            # of the nodes' pod slots is met all the same.
+            asked = {n: v for n, v in request.get(name, {}).items() if n != "pods"}
+            if fits_in(asked, new) or new == old:
                 met.add(name)
             increased = add_res(increased, exceeded(new, old))
             decreased = add_res(decreased, exceeded(old, new))

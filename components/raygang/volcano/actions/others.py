@@ -1,0 +1,356 @@
+"""The allocate action's loop over queues and jobs: what Volcano places before our gang.
+
+Follows Volcano's ``pkg/scheduler/actions/allocate/allocate.go`` (v1.14: ``buildAllocateContext``
+and ``allocateResources``). The queues with jobs wait in a priority queue ordered by the
+session's queue order (proportion: priority, then share; the session then falls back to
+creation time and name), the jobs of each queue by the job order (priority, gang: jobs not
+yet ready first, drf: the smaller dominant share first; then creation time and name). Each
+turn pops the first queue, drops it for the rest of the session when it is overused (its
+allocation reaches its deserved share), pops its first job and allocates for it, then pushes
+the queue back with its new share. A gang not yet ready is placed whole or not at all, each
+pod through proportion's ``queueAllocatable``; a ready job places one pod per turn.
+
+Job priority (a PriorityClass the snapshot does not hold) is taken as equal for every job.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+from collections import deque
+from collections.abc import Callable, Collection
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Literal
+
+from raygang.volcano.actions.allocate import MAX_SIMULATED_PODS, place_gang
+from raygang.volcano.api import Node, Num, Res, Task, add_res
+from raygang.volcano.cache import QueueView, SnapGroup
+from raygang.volcano.plugins.drf import dominant_share
+from raygang.volcano.plugins.proportion import (
+    Shares,
+    capped_names,
+    overused,
+    queue_gate,
+    queue_order_key,
+    share_of,
+)
+from raygang.volcano.ranking import Ranking
+
+if TYPE_CHECKING:
+    from raygang.volcano.session import Cluster
+
+# Our PodGroup is created after every object of the snapshot: it is the newest job.
+NEWEST = "~"
+
+
+@dataclass(frozen=True)
+class Own:
+    """Our job as a job of the session: its queue and its key (``namespace/PodGroup``,
+    Volcano's job UID)."""
+
+    queue: str
+    key: str
+
+
+@dataclass(frozen=True)
+class Ahead:
+    """Why one queue's turn came before another's: both queues and their shares then."""
+
+    first: QueueView
+    first_share: Num
+    second: QueueView
+    second_share: Num
+
+
+StepKind = Literal["gang", "pipelined", "pods", "capped"]
+
+
+@dataclass(frozen=True)
+class Step:
+    """What another job did in its turns before ours.
+
+    Attributes:
+        kind: ``gang`` its gang placed (``pods`` more pods in later turns), ``pipelined``
+            its gang held on room terminating pods release, ``pods`` a ready job's pending
+            pods placed, ``capped`` its gang refused by its queue's deserved share.
+        ahead: why its queue came first (None: our queue, earlier in the job order).
+        cap: for ``capped``: the names refused, the queue's deserved and allocated, and
+            what the gang asked.
+    """
+
+    job: str
+    queue: str
+    kind: StepKind
+    pods: int = 0
+    ahead: Ahead | None = None
+    cap: tuple[tuple[str, ...], Res, Res, Res] | None = None
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A queue allocate dropped as overused before our turn, and its jobs left unplaced."""
+
+    queue: str
+    deserved: Res
+    allocated: Res
+    jobs: tuple[str, ...]
+
+
+LaterWhy = Literal["queue", "ready", "share", "order"]
+
+
+@dataclass(frozen=True)
+class Later:
+    """An admitted job with pending pods whose turn comes after ours, and why.
+
+    ``why``: ``queue`` our queue came first (``ahead``); in our queue, ``ready`` its gang
+    is ready already, ``share`` it holds more of the cluster (drf), ``order`` otherwise.
+    """
+
+    job: str
+    queue: str
+    why: LaterWhy
+    ahead: Ahead | None = None
+
+
+@dataclass
+class Before:
+    """The session up to our turn: the nodes, what each other job did, and our queue.
+
+    ``own_allocated``: our queue's allocation at our turn (or when the queue was dropped);
+    None without a job of ours. ``own_turn``: whether our job's turn comes at all (its
+    queue may be dropped as overused first). Shared between the jobs of a stack: never
+    changed once made, the nodes copied by whoever places on them.
+    """
+
+    nodes: list[Node]
+    steps: list[Step] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)
+    later: list[Later] = field(default_factory=list)
+    own_allocated: Res | None = None
+    own_turn: bool = False
+
+
+@dataclass(eq=False)
+class Job:
+    key: str
+    queue: str
+    created: str
+    tasks: deque[Task]
+    ready: int
+    min_member: int
+    whole_gang: bool
+    held: Res
+    own: bool = False
+    failed_roles: set[str] = field(default_factory=set)
+
+    @property
+    def is_ready(self) -> bool:
+        return self.ready >= self.min_member
+
+    def order(self, total: Res) -> tuple[int, Num, str, str]:
+        """``ssn.JobOrderFn``: priority (equal), gang, drf, creation time, UID."""
+        return (int(self.is_ready), dominant_share(self.held, total), self.created, self.key)
+
+
+# A job waiting in its queue: its order, a tie-breaker for the heap, the job.
+Waiting = tuple[tuple[int, Num, str, str], int, Job]
+
+
+def place_others(
+    cluster: Cluster, admitted: Collection[str], shares: Shares, own: Own | None
+) -> Before:
+    """Replay allocate's turns until our job's; without ``own``, every turn.
+
+    Inqueue and Running PodGroups (and the Pending ones of ``admitted``, enqueued in the
+    same session) with pending pods are the other jobs; ``shares`` holds every queue's
+    deserved share and allocation at the session's opening, our job included.
+    """
+    ranking = cluster.ranking
+    total = cluster.total
+    before = Before(nodes=list(cluster.nodes))
+    allocated = {name: dict(res) for name, res in shares.allocated.items()}
+    jobs: dict[str, list[Waiting]] = {}
+    tie = itertools.count()
+
+    def push(job: Job) -> None:
+        heapq.heappush(jobs.setdefault(job.queue, []), (job.order(total), next(tie), job))
+
+    for group in cluster.groups:
+        job = job_of(cluster, group, admitted, shares)
+        if job is not None:
+            push(job)
+    if own is not None and own.queue in shares.queues:
+        push(Job(own.key, own.queue, NEWEST, deque(), 0, 1, True, {}, own=True))
+
+    def share(name: str) -> Num:
+        return share_of(allocated.get(name, {}), shares.deserved.get(name, {}))
+
+    def entry(name: str) -> tuple[tuple[int, Num, str, str], str]:
+        return queue_order_key(shares.queues[name], share(name)), name
+
+    queues = [entry(name) for name in jobs]
+    heapq.heapify(queues)
+    dropped: set[str] = set()
+    at: dict[str, int] = {}  # job key -> its step's index
+    while queues:
+        (_, now, _, _), name = heapq.heappop(queues)
+        deserved = shares.deserved.get(name, {})
+        waiting = jobs[name]
+        if not waiting:
+            continue  # Volcano asks Overused first; a queue without jobs is dropped either way
+        if overused(deserved, allocated.get(name, {})):
+            dropped.add(name)
+            left = tuple(j.key for _, _, j in sorted(waiting, key=lambda e: e[:2]))
+            before.skipped.append(Skipped(name, deserved, allocated.get(name, {}), left))
+            if own is not None and name == own.queue:
+                before.own_allocated = allocated.get(name, {})
+            continue
+        _, _, job = heapq.heappop(waiting)
+        if job.own:
+            before.own_allocated = allocated.get(name, {})
+            before.own_turn = True
+            before.later = later_jobs(jobs, dropped, name, now, shares, share, total)
+            return before
+        ahead = (
+            Ahead(shares.queues[name], now, shares.queues[own.queue], share(own.queue))
+            if own is not None and own.queue in shares.queues and name != own.queue
+            else None
+        )
+        step = turn(job, before.nodes, shares.deserved.get(name, {}), allocated, ranking)
+        if step is not None:
+            step = replace(step, ahead=ahead)
+            if job.key in at:
+                earlier = before.steps[at[job.key]]
+                before.steps[at[job.key]] = replace(earlier, pods=earlier.pods + step.pods)
+            else:
+                at[job.key] = len(before.steps)
+                before.steps.append(step)
+        if job.is_ready and job.tasks:
+            push(job)  # more pods to place, one per turn
+        heapq.heappush(queues, entry(name))
+    return before
+
+
+def job_of(
+    cluster: Cluster, group: SnapGroup, admitted: Collection[str], shares: Shares
+) -> Job | None:
+    """A PodGroup as a job of allocate's loop; None when allocate leaves it out."""
+    pending = group.pending_pods
+    if not pending or len(pending) > MAX_SIMULATED_PODS:
+        return None
+    if group.phase not in ("Inqueue", "Running") and group.key not in admitted:
+        return None  # still Pending: allocate skips it
+    view = cluster.queue_view(group.queue)
+    if view is None or view.name not in shares.queues:
+        return None  # its queue is gone: the job is dropped from the session
+    if not view.open:
+        return None  # queueAllocatable refuses every task of a queue that is not Open
+    tasks = [p.task() for p in pending]
+    if all(t.best_effort for t in tasks):
+        return None  # allocate's worksheet leaves BestEffort pods to backfill
+    return Job(
+        key=group.key,
+        queue=view.name,
+        created=group.created,
+        tasks=deque(tasks),
+        ready=group.ready_tasks,
+        min_member=group.min_member,
+        whole_gang=group.min_member >= group.live_pods,
+        held=dict(group.allocated),
+    )
+
+
+def turn(
+    job: Job,
+    nodes: list[Node],
+    deserved: Res,
+    allocated: dict[str, Res],
+    ranking: Ranking,
+) -> Step | None:
+    """One turn of a job: its gang whole, or (ready already) its next pod."""
+    name = job.queue
+    if not job.is_ready:
+        tasks = list(job.tasks)
+        outcome = place_gang(
+            tasks,
+            nodes,
+            job.min_member,
+            already_ready=job.ready,
+            whole_gang=job.whole_gang,
+            queue_ok=queue_gate(deserved, allocated.get(name, {})),
+            ranking=ranking,
+        )
+        job.tasks = deque()  # popped in this turn: a discarded gang waits for the next session
+        if outcome.failed is not None:
+            job.failed_roles.add(outcome.failed.group)
+        if outcome.ready or outcome.pipelined:
+            took = add_res(*(t.request for t, _ in outcome.placed))
+            allocated[name] = add_res(allocated.get(name, {}), took)
+            job.held = add_res(job.held, took)
+            if not outcome.ready:
+                return Step(job.key, name, "pipelined")
+            job.ready = job.min_member
+            job.tasks = deque(tasks[outcome.tried :])
+            return Step(job.key, name, "gang")
+        blocked = outcome.queue_blocked
+        if blocked is None:
+            return None  # the nodes refused it: it takes nothing
+        missing = max(0, job.min_member - job.ready)
+        ask = add_res(*(t.request for t in tasks[:missing] if not t.best_effort))
+        held = allocated.get(name, {})
+        names = capped_names(deserved, held, ask) or capped_names(deserved, held, blocked.request)
+        return Step(job.key, name, "capped", cap=(tuple(names), deserved, held, ask))
+    placed = 0
+    while job.tasks:
+        task = job.tasks.popleft()
+        if task.best_effort or task.group in job.failed_roles:
+            continue
+        outcome = place_gang(
+            [task],
+            nodes,
+            1,
+            whole_gang=True,
+            queue_ok=queue_gate(deserved, allocated.get(name, {})),
+            ranking=ranking,
+        )
+        if outcome.queue_blocked is not None:
+            continue
+        if outcome.failed is not None:
+            job.failed_roles.add(task.group)
+            continue
+        allocated[name] = add_res(allocated.get(name, {}), task.request)
+        job.held = add_res(job.held, task.request)
+        placed += 1
+        if outcome.ready:
+            break  # the job is ready again: the turn ends (a pipelined pod does not end it)
+    return Step(job.key, name, "pods", pods=placed) if placed else None
+
+
+def later_jobs(
+    jobs: dict[str, list[Waiting]],
+    dropped: set[str],
+    own_queue: str,
+    own_share: Num,
+    shares: Shares,
+    share: Callable[[str], Num],
+    total: Res,
+) -> list[Later]:
+    """The jobs still waiting at our turn, queue by queue, each queue's in job order."""
+    out: list[Later] = []
+    for name in sorted(jobs):
+        if name in dropped:
+            continue
+        for _, _, job in sorted(jobs[name], key=lambda e: e[:2]):
+            if job.own:
+                continue
+            if name != own_queue:
+                ahead = Ahead(shares.queues[own_queue], own_share, shares.queues[name], share(name))
+                out.append(Later(job.key, name, "queue", ahead))
+            elif job.is_ready:
+                out.append(Later(job.key, name, "ready"))
+            elif dominant_share(job.held, total) > 0:
+                out.append(Later(job.key, name, "share"))
+            else:
+                out.append(Later(job.key, name, "order"))
+    return out

@@ -1,0 +1,23 @@
+"""The drf plugin's job order: within a queue, the job holding the smaller dominant share of
+the cluster comes first.
+
+Follows Volcano's ``pkg/scheduler/plugins/drf/drf.go`` (``calculateShare`` and the job order
+function; hierarchy, which would add a queue order, is off in the default configuration).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from fractions import Fraction
+
+from raygang.volcano.api import EPSILON, ZERO, Num, get
+
+
+def dominant_share(allocated: Mapping[str, Num], total: Mapping[str, Num]) -> Num:
+    """``calculateShare``: the largest ``allocated / total`` over the cluster's resource
+    names (at least ``minResource``; ``pods`` is no resource name there)."""
+    best: Num = ZERO
+    for name, have in total.items():
+        if name != "pods" and have >= EPSILON:
+            best = max(best, Fraction(get(allocated, name)) / Fraction(have))
+    return best
