@@ -152,8 +152,11 @@ def queue(
     state: str = "Open",
     guarantee: Mapping[str, str] | None = None,
     weight: int = 1,
+    priority: int = 0,
 ) -> dict[str, Any]:
     spec: dict[str, Any] = {"weight": weight, "reclaimable": True}
+    if priority:
+        spec["priority"] = priority
     if capability:
         spec["capability"] = dict(capability)
     if guarantee:
@@ -165,6 +168,49 @@ def queue(
         "spec": spec,
         "status": {"state": state},
     }
+
+
+def two_teams(
+    b_running: int = 8,
+    b_waiting: int = 4,
+    a_running: int = 0,
+    busy: int = 0,
+    b_priority: int = 0,
+) -> list[dict[str, Any]]:
+    """Fourteen nodes of 10 cpu (140 in all) and two queues, team-a of weight 1 and team-b of
+    weight 3; every pod asks 10 cpu and no memory.
+
+    team-b's b-run is Running on the first ``b_running`` nodes, its b-wait Inqueue with
+    ``b_waiting`` pods pending; team-a's a-run is Running on the last ``a_running`` nodes;
+    ``busy`` pods of another scheduler fill the nodes before those (node room no queue
+    counts).
+    """
+    objects = [node(f"n{i:02d}", "10", "40Gi") for i in range(14)]
+    objects += [queue("team-a", weight=1), queue("team-b", weight=3, priority=b_priority)]
+    objects += [pod(f"b-{i}", f"n{i:02d}", {"cpu": "10"}, "b-run") for i in range(b_running)]
+    objects.append(podgroup("b-run", "team-b", "Running", b_running, {"cpu": f"{10 * b_running}"}))
+    objects += [
+        pod(f"w-{i}", None, {"cpu": "10"}, "b-wait", phase="Pending") for i in range(b_waiting)
+    ]
+    objects.append(podgroup("b-wait", "team-b", "Inqueue", b_waiting, {"cpu": f"{10 * b_waiting}"}))
+    if a_running:
+        objects += [
+            pod(f"a-{i}", f"n{13 - i:02d}", {"cpu": "10"}, "a-run") for i in range(a_running)
+        ]
+        objects.append(
+            podgroup("a-run", "team-a", "Running", a_running, {"cpu": f"{10 * a_running}"})
+        )
+    first_busy = 13 - a_running - busy + 1
+    objects += [
+        pod(f"web-{i}", f"n{first_busy + i:02d}", {"cpu": "10"}, scheduler="default-scheduler")
+        for i in range(busy)
+    ]
+    return objects
+
+
+def team_a_job(cpu: int) -> dict[str, Any]:
+    """A gang of ``cpu`` one-cpu pods (a head and ``cpu - 1`` workers) in queue team-a."""
+    return job(head={"cpu": "1"}, workers=[("w", cpu - 1, {"cpu": "1"})], queue_name="team-a")
 
 
 def cluster(*objects: dict[str, Any] | Iterable[dict[str, Any]]) -> ClusterSnapshot:

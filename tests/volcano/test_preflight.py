@@ -23,8 +23,11 @@ from tests.volcano.conftest import (
     plan_of,
     pod,
     podgroup,
+    queue,
     run,
     statuses,
+    team_a_job,
+    two_teams,
 )
 
 
@@ -290,6 +293,106 @@ class TestClusterState:
         assert (
             "minResources reserve less than the pods request (cpu 1 < cpu 2; accounting kuberay)"
             in check(result, "gang").message
+        )
+
+
+class TestQueueOrder:
+    """Other gangs are served in allocate's order: queues by priority then share (allocated /
+    deserved), each turn re-ordered; a gang its queue's deserved share caps takes nothing.
+    Fourteen 10-cpu nodes, team-a of weight 1, team-b of weight 3 (conftest ``two_teams``)."""
+
+    def test_weights_1_and_3_our_queue_is_served_first(self) -> None:
+        # team-a deserves this gang's 30 (share 0), team-b 105 + 5 = 110 of the 120 it asks
+        # (share 80/110). Placing b-wait first would leave 20 cpu for these 30 pods; it is
+        # served after this gang, and capped by its 110 anyway.
+        result = run(team_a_job(30), cluster(two_teams(b_running=8, b_waiting=4)))
+        assert result.verdict == "admitted", result.reasons
+        assert check(result, "fair-share").message == (
+            "queue team-a deserves cpu 30 (among 2 queues with jobs); allocated cpu 0 + gang "
+            "cpu 30 fit"
+        )
+        assert check(result, "placement").message == (
+            "this gang is placed before ns1/b-wait (queue team-a's share 0 is below team-b's "
+            "0.73); all 30 pods fit on n08, n09, n10, n11, n12, n13 in either pod order"
+        )
+
+    def test_a_gang_capped_by_its_deserved_share_takes_no_room(self) -> None:
+        # team-a holds 20 of its 30 (share 0.67), team-b 60 of its 110 (0.55): b-wait is
+        # served first, fits the six empty nodes, but 60 + 60 > 110: it places nothing.
+        snap = cluster(two_teams(b_running=6, b_waiting=6, a_running=2))
+        result = run(team_a_job(10), snap)
+        assert result.verdict == "admitted", result.reasons
+        assert check(result, "placement").message == (
+            "ns1/b-wait comes first (queue team-b's share 0.55 is below team-a's 0.67) but is "
+            "capped by queue team-b's deserved share, so it places nothing (deserved cpu 110, "
+            "allocated cpu 60, its gang asks cpu 60); all 10 pods fit on n06, n07, n08, n09, "
+            "n10, n11 in either pod order"
+        )
+
+    def test_the_order_decides_who_gets_the_room(self) -> None:
+        # Five empty nodes; b-wait (40, within team-b's deserved 80) or this gang (30), not
+        # both. By share team-a (0) goes first; with priority 1 team-b does.
+        by_share = run(team_a_job(30), cluster(two_teams(b_running=4, b_waiting=4, busy=5)))
+        assert by_share.verdict == "admitted", by_share.reasons
+        assert check(by_share, "placement").message.startswith(
+            "this gang is placed before ns1/b-wait (queue team-a's share 0 is below team-b's 0.5); "
+        )
+        snap = cluster(two_teams(b_running=4, b_waiting=4, busy=5, b_priority=1))
+        by_priority = run(team_a_job(30), snap)
+        assert by_priority.verdict == "stuck"
+        assert by_priority.phase == "Inqueue"
+        assert check(by_priority, "placement").message == (
+            "ns1/b-wait places its gang first (queue team-b's priority 1 is above team-a's 0); "
+            "0/14 nodes are unavailable: 14 Insufficient cpu. (the worker group w pod)"
+        )
+        volcano, _, ours = by_priority.reasons[0].partition(" -- ")
+        # Volcano's own words first (the gang condition allocate writes), then raygang's.
+        assert volcano == (
+            "20/30 tasks in gang unschedulable: pod group is not ready, 30 Pending, "
+            "30 minAvailable; Pending: 10 Schedulable, 20 Unschedulable. Origin reason is "
+            "rayjob-sample-w-worker-*: 0/14 nodes are unavailable: 14 Insufficient cpu."
+        )
+        assert (
+            " Before this gang's turn (raygang's replay of allocate's queue and job order): "
+            "ns1/b-wait places its gang first (queue team-b's priority 1 is above team-a's 0)."
+            in ours
+        )
+
+    def test_a_gang_of_our_queue_served_first_counts_against_its_deserved_share(self) -> None:
+        # 20 cpu, qa and qb of weight 1. qa asks 11 (other's 6, this gang's 5), qb 12 (b-run
+        # holds 8, one more pod asks 4): each deserves 10. The fair share passes on the
+        # snapshot's allocation (0 + 5), but at this gang's turn other holds 6 and
+        # 6 + 2 + 3 > 10 refuses the worker. b-run, ready already and at share 0.8, waits.
+        other = [pod(f"o-{i}", None, {"cpu": "3"}, "other", phase="Pending") for i in range(2)]
+        snap = cluster(
+            node("n1", "10"),
+            node("n2", "10"),
+            queue("qa"),
+            queue("qb"),
+            podgroup("other", "qa", "Inqueue", 2, {"cpu": "6"}),
+            *other,
+            podgroup("b-run", "qb", "Running", 1, {"cpu": "8"}),
+            pod("b-0", "n2", {"cpu": "8"}, "b-run"),
+            pod("b-1", None, {"cpu": "4"}, "b-run", phase="Pending"),
+        )
+        result = run(
+            job(head={"cpu": "2"}, workers=[("w", 1, {"cpu": "3"})], queue_name="qa"), snap
+        )
+        assert check(result, "fair-share").message == (
+            "queue qa deserves cpu 10 (among 2 queues with jobs); allocated cpu 0 + gang cpu 5 fit"
+        )
+        assert check(result, "placement").message == (
+            "ns1/other places its gang first; this gang is placed before ns1/b-run (queue qa's "
+            "share 0.6 is below qb's 0.8); the worker group w pod is refused by queue qa's fair "
+            "share"
+        )
+        assert (result.verdict, result.phase) == ("stuck", "Inqueue")
+        assert result.reasons == (
+            "1/2 tasks in gang unschedulable: pod group is not ready, 2 Pending, 2 minAvailable; "
+            "Pending: 1 Schedulable, 1 Unschedulable -- queue qa's fair share runs out before "
+            "the gang is complete. Before this gang's turn (raygang's replay of allocate's queue "
+            "and job order): ns1/other places its gang first. Fix: raise the queue's weight or "
+            "guarantee, or shrink the gang.",
         )
 
 

@@ -1,12 +1,23 @@
-"""The proportion plugin (``plugins/proportion/proportion.go``): upstream vectors."""
+"""The proportion plugin (``plugins/proportion/proportion.go``): upstream vectors, the
+water-filled deserved shares, share, Overused and the queue order."""
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Any
 
 from raygang.kube.snapshot import ClusterSnapshot
+from raygang.volcano.cache import QueueView
+from raygang.volcano.plugins.proportion import (
+    deserved_shares,
+    overused,
+    queue_order_key,
+    share_of,
+)
 
 from tests.volcano.conftest import (
+    GI,
+    GPU,
     check,
     cluster,
     declared,
@@ -18,6 +29,7 @@ from tests.volcano.conftest import (
     queue,
     run,
     session,
+    two_teams,
 )
 
 
@@ -145,3 +157,76 @@ class TestProportionVectors:
         # overcommit, which the default configuration also runs, counts pgA twice while its
         # pods are binding (node usage + full minResources): a transient rejection (§4.3).
         assert check(result, "overcommit").status == "fail"
+
+
+class TestDeservedShares:
+    """``OnSessionOpen``'s water-filling, worked by hand."""
+
+    def test_weights_1_and_3(self) -> None:
+        # 140 cpu. team-a asks 30 (this gang), team-b 120 (80 Running + 40 pending).
+        # Round 1, weights 1 + 3: team-a min(140/4, 30) = 30, met; team-b
+        # min(3 x 140/4, 120) = 105. Round 2, team-b alone: + the 5 left = 110.
+        voter = session(two_teams(b_running=8, b_waiting=4))
+        team_a = voter.cluster.queues["team-a"]
+        shares = deserved_shares(voter.cluster, team_a, {"cpu": 30_000, "pods": 30})
+        assert shares.deserved["team-a"]["cpu"] == 30_000
+        assert shares.deserved["team-b"]["cpu"] == 110_000
+        assert shares.allocated == {"team-a": {}, "team-b": {"cpu": 80_000, "pods": 8}}
+        assert shares.share("team-a") == 0
+        assert shares.share("team-b") == Fraction(8, 11)
+        assert round(float(shares.share("team-b")), 2) == 0.73
+        # b-wait's 40 would take team-b to 120 > 110; 30 more reach its deserved share.
+        assert not shares.overused("team-b")
+        assert shares.overused("team-b", {"cpu": 30_000})
+        assert not shares.overused("team-b", {"cpu": 29_000})
+
+    def test_a_queue_asking_less_than_its_weight_leaves_the_rest_to_others(self) -> None:
+        # team-a already holds 20 and this gang asks 10: 30 <= 35, met in round 1; team-b
+        # gets 105, then the 5 team-a did not take: 110.
+        voter = session(two_teams(b_running=6, b_waiting=6, a_running=2))
+        shares = deserved_shares(voter.cluster, voter.cluster.queues["team-a"], {"cpu": 10_000})
+        assert shares.deserved["team-a"]["cpu"] == 30_000
+        assert shares.deserved["team-b"]["cpu"] == 110_000
+        assert shares.share("team-a") == Fraction(2, 3)
+        assert shares.share("team-b") == Fraction(6, 11)
+
+
+class TestShareAndOverused:
+    def test_share_reads_deserved_resource_names_only(self) -> None:
+        # pods is no resource name; a name deserved below minResource is left out too.
+        deserved = {"cpu": 10_000, "memory": 0, "pods": 2}
+        assert share_of({"cpu": 5_000, "memory": GI, "pods": 9}, deserved) == Fraction(1, 2)
+        assert share_of({"cpu": 5_000}, {"cpu": 10_000, "memory": 4 * GI}) == Fraction(1, 2)
+        assert share_of({"memory": 3 * GI}, {"cpu": 10_000, "memory": 4 * GI}) == Fraction(3, 4)
+        assert share_of({}, {}) == 0
+
+    def test_overused_when_deserved_fits_in_allocated(self) -> None:
+        assert overused({"cpu": 10_000, "pods": 5}, {"cpu": 10_000, "pods": 1})
+        assert not overused({"cpu": 10_000}, {"cpu": 9_000})
+        assert not overused({"cpu": 10_000, GPU: 2000}, {"cpu": 12_000})
+        assert overused({"cpu": 10_000, GPU: 2000}, {"cpu": 12_000, GPU: 2000})
+
+
+def view(name: str, priority: int = 0, created: str = "2026-01-01T00:00:00Z") -> QueueView:
+    return QueueView(name, "Open", {}, {}, 1, False, True, priority, created)
+
+
+class TestQueueOrder:
+    def test_priority_then_share_then_age_then_name(self) -> None:
+        entries = [
+            (view("low-share"), Fraction(1, 10)),
+            (view("high-priority", priority=5), Fraction(9, 10)),
+            (view("b-tie"), Fraction(1, 2)),
+            (view("a-tie"), Fraction(1, 2)),
+            (view("old-tie", created="2025-01-01T00:00:00Z"), Fraction(1, 2)),
+            (view("created-by-the-stack", created="~"), 0),
+        ]
+        got = [v.name for v, share in sorted(entries, key=lambda e: queue_order_key(*e))]
+        assert got == [
+            "high-priority",
+            "created-by-the-stack",
+            "low-share",
+            "old-tie",
+            "a-tie",
+            "b-tie",
+        ]
