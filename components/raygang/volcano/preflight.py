@@ -40,9 +40,14 @@ Decisions worth knowing:
   succeeds, the check says so (``warn``) and the verdict is ``unknown``.
 * **Other gangs of the snapshot**: this job's PodGroup does not exist yet and the
   scheduler runs every second, so Pending PodGroups that pass the enqueue gate now are
-  counted as admitted before it, and the pending pods of admitted gangs are placed
-  before its own. This job's own PodGroup and pods (from an earlier ``up``) are left
-  out: the gang is judged as if created anew.
+  counted as admitted before it, and the pending pods of admitted gangs are placed in
+  allocate's order (:mod:`raygang.volcano.actions.others`): queues by priority, then
+  share (allocated / deserved), ordered anew after each job; in a queue, gangs not yet
+  ready first, then the smaller dominant share, then age. A queue at its deserved share
+  is skipped, and each pod must fit in its queue's deserved share, so a capped gang
+  takes no room. The gangs whose turn comes before this job's are placed first. This
+  job's own PodGroup and pods (from an earlier ``up``) are left out: the gang is judged
+  as if created anew.
 * **What a snapshot lacks** is unknown, not empty: no Node objects skips the resource
   checks, no Queue objects skips the queue check (``default`` always exists: the
   scheduler creates it). PodGroups and Pods absent are taken as none.
@@ -55,10 +60,10 @@ Decisions worth knowing:
 
 Not modelled (the checks say ``warn`` where they would matter): network topology and
 subGroupPolicy, inter-pod affinity, host ports, volumes and zones, topology spread, DRA,
-scheduling gates, pod priority and preemption (not in the default actions anyway),
-pending pods of other schedulers, the helm chart's ``binpack`` scores, non-zero default
-requests in node scoring, and node choice among equal scores (Volcano picks at random;
-we pick by name).
+scheduling gates, pod and PodGroup priority (a job order key) and preemption (not in the
+default actions anyway), pending pods of other schedulers, the helm chart's ``binpack``
+scores, non-zero default requests in node scoring, and node choice among equal scores
+(Volcano picks at random; we pick by name).
 """
 
 from __future__ import annotations
