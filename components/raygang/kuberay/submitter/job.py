@@ -1,0 +1,201 @@
+"""K8sJobMode: the submitter Job and its pod template.
+
+Follows ``getSubmitterTemplate`` and ``createNewK8sJob``
+(``ray-operator/controllers/ray/rayjob_controller.go``) and KubeRay's labels
+(``ray-operator/controllers/ray/utils/constant.go``): the user's ``submitterPodTemplate``
+or a default one, the submit command unless its first container has its own, and the
+least-privilege defaults of :mod:`.security` on every pod.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from typing import Any, Final
+
+from raygang.kube.goquote import SubmitterError
+from raygang.kuberay.submitter.command import K8S_JOB_MODE, submit_tokens
+from raygang.kuberay.submitter.container import configure_container, default_submitter_container
+from raygang.kuberay.submitter.fields import get_mapping, head_image, pod_containers
+from raygang.kuberay.submitter.security import harden_pod
+
+#: ``createNewK8sJob``: at most three attempts unless ``spec.submitterConfig.backoffLimit``.
+DEFAULT_SUBMITTER_BACKOFF_LIMIT: Final = 2
+
+
+_LABEL_CR_NAME: Final = "ray.io/originated-from-cr-name"
+
+
+_LABEL_CRD: Final = "ray.io/originated-from-crd"
+
+
+_LABEL_CREATED_BY: Final = "app.kubernetes.io/created-by"
+
+
+# KubeRay writes "kuberay-operator" here. raygang, not the operator, creates these objects;
+# claiming otherwise would mislead tools that select on the label (and people reading it).
+CREATED_BY: Final = "raygang"
+
+
+def _plain(value: Any) -> Any:
+    """A deep copy with every Mapping turned into a dict and every list/tuple into a list."""
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    return copy.deepcopy(value)
+
+
+def _kuberay_labels(job_name: str) -> dict[str, str]:
+    return {_LABEL_CR_NAME: job_name, _LABEL_CRD: "RayJob", _LABEL_CREATED_BY: CREATED_BY}
+
+
+def submitter_pod_template(
+    *,
+    job_name: str,
+    namespace: str,
+    spec: Mapping[str, Any],
+    submission_id: str,
+    dashboard_address: str,
+    labels: Mapping[str, str],
+    fail_on_job_failure: bool = False,
+) -> dict[str, Any]:
+    """The submitter Job's pod template (KubeRay ``getSubmitterTemplate``, K8sJobMode).
+
+    ``spec.submitterPodTemplate`` is deep-copied when set and everything the user wrote is
+    kept; if its first container has a ``command``, its command and args are left alone
+    (the user then runs the submission, e.g. with ``$RAY_JOB_SUBMISSION_ID``). Otherwise a
+    default template with one :func:`default_submitter_container` is used. Either way the
+    first container gets ``PYTHONUNBUFFERED``, ``RAY_DASHBOARD_ADDRESS`` and
+    ``RAY_JOB_SUBMISSION_ID`` (and Ray token-auth env when ``authOptions.mode`` is token).
+
+    Beyond KubeRay: every submitter pod, the user's template too, gets
+    ``automountServiceAccountToken: false`` (the submitter talks to the Ray dashboard, never
+    to the Kubernetes API) and :func:`restricted_security_context` on its containers, except
+    where the template sets these fields itself (see :func:`harden_pod`); a user template
+    without ``restartPolicy`` gets ``Never`` (a Job rejects the pod default, ``Always``).
+
+    Args:
+        job_name: the RayJob name.
+        namespace: the RayJob namespace (a pod template carries none; kept for symmetry with
+            :func:`submitter_job`).
+        spec: the RayJob ``spec``.
+        submission_id: from :func:`submission_id`.
+        dashboard_address: from :func:`dashboard_url` (no scheme).
+        labels: extra pod labels (e.g. Volcano queue); they override the template's own, and
+            the ``ray.io/originated-from-*`` and ``created-by`` labels override both.
+        fail_on_job_failure: see :func:`build_submit_command`.
+
+    Returns:
+        A ``PodTemplateSpec`` dict.
+
+    Raises:
+        SubmitterError: see :func:`build_submit_command`; also a template without containers.
+    """
+    del namespace  # pod templates are namespace-less; the Job carries it
+    user_template = spec.get("submitterPodTemplate")
+    if user_template:
+        if not isinstance(user_template, Mapping):
+            raise SubmitterError("spec.submitterPodTemplate must be a pod template mapping")
+        template: dict[str, Any] = _plain(user_template)
+        pod_spec = template.setdefault("spec", {})
+        if not isinstance(pod_spec, dict):
+            raise SubmitterError("spec.submitterPodTemplate.spec must be a mapping")
+        pod_containers(pod_spec, "spec.submitterPodTemplate.spec")
+        pod_spec.setdefault("restartPolicy", "Never")
+    else:
+        template = {
+            "spec": {
+                "containers": [default_submitter_container(head_image(spec))],
+                "restartPolicy": "Never",
+            }
+        }
+    first = template["spec"]["containers"][0]
+    # KubeRay builds the submit command only for a container without its own command; a
+    # user's own command (say, a light-weight submitter) may run without spec.entrypoint.
+    tokens = (
+        None
+        if isinstance(first, Mapping) and first.get("command")
+        else submit_tokens(
+            mode=K8S_JOB_MODE,
+            spec=spec,
+            submission_id=submission_id,
+            address=dashboard_address,
+            sidecar_restart=False,
+            fail_on_job_failure=fail_on_job_failure,
+        )
+    )
+    configure_container(
+        first,
+        tokens=tokens,
+        force_command=False,
+        env_dashboard_address=dashboard_address.removeprefix("http://"),
+        submission_id=submission_id,
+        spec=spec,
+        cluster_name=job_name,
+    )
+    harden_pod(template["spec"])
+    metadata = template.setdefault("metadata", {})
+    if not isinstance(metadata, dict):
+        raise SubmitterError("spec.submitterPodTemplate.metadata must be a mapping")
+    own_labels = metadata.get("labels") or {}
+    metadata["labels"] = {**own_labels, **labels, **_kuberay_labels(job_name)}
+    return template
+
+
+def submitter_job(
+    *,
+    job_name: str,
+    namespace: str,
+    spec: Mapping[str, Any],
+    submission_id: str,
+    dashboard_address: str,
+    labels: Mapping[str, str],
+    fail_on_job_failure: bool = False,
+) -> dict[str, Any]:
+    """The batch/v1 submitter Job (KubeRay ``createNewK8sJob``), without owner references.
+
+    Named like the RayJob, labelled ``ray.io/originated-from-cr-name``,
+    ``ray.io/originated-from-crd: RayJob`` and ``app.kubernetes.io/created-by: raygang``
+    (KubeRay writes ``kuberay-operator``; raygang is not the operator). ``backoffLimit`` is
+    ``spec.submitterConfig.backoffLimit`` or 2. The caller adds owner references and the
+    Volcano annotations.
+
+    Args:
+        job_name: the RayJob name.
+        namespace: the RayJob namespace.
+        spec: the RayJob ``spec``.
+        submission_id: from :func:`submission_id`.
+        dashboard_address: from :func:`dashboard_url`.
+        labels: extra pod-template labels, see :func:`submitter_pod_template`.
+        fail_on_job_failure: see :func:`build_submit_command`.
+
+    Returns:
+        A Job manifest dict.
+
+    Raises:
+        SubmitterError: a bad ``backoffLimit`` or see :func:`submitter_pod_template`.
+    """
+    config = get_mapping(spec, "submitterConfig", "spec")
+    backoff = config.get("backoffLimit")
+    if backoff is None:
+        backoff = DEFAULT_SUBMITTER_BACKOFF_LIMIT
+    elif isinstance(backoff, bool) or not isinstance(backoff, int) or backoff < 0:
+        raise SubmitterError(
+            f"spec.submitterConfig.backoffLimit must be a non-negative integer, got {backoff!r}"
+        )
+    template = submitter_pod_template(
+        job_name=job_name,
+        namespace=namespace,
+        spec=spec,
+        submission_id=submission_id,
+        dashboard_address=dashboard_address,
+        labels=labels,
+        fail_on_job_failure=fail_on_job_failure,
+    )
+    return {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": {"name": job_name, "namespace": namespace, "labels": _kuberay_labels(job_name)},
+        "spec": {"backoffLimit": backoff, "template": template},
+    }

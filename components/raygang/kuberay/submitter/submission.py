@@ -1,0 +1,117 @@
+"""The Ray submission ID: ``spec.jobId``, or derived from the spec so a re-run submits once.
+
+KubeRay's RayJob controller (``ray-operator/controllers/ray/rayjob_controller.go``) appends
+random characters to the job name, a new ID on every retry; raygang renders the ID ahead of
+time and derives it from what defines the run. Either way the ID reaches the submitter's
+shell unquoted, so only IDs that need no quoting are accepted.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Mapping
+from typing import Any, Final
+
+from raygang.kube.bashsyntax import go_trim_space
+from raygang.kube.goquote import SubmitterError
+from raygang.kube.goyaml import runtime_env_data
+from raygang.kuberay.submitter.entrypoint_numbers import go_percent_f_float32
+
+# A submission ID and the dashboard address are written into the shell unquoted, as KubeRay
+# does. Rather than quote them (which would change the token vector), only values that need no
+# quoting are accepted. The ID must not start with "-", or click would read it as an option.
+_SUBMISSION_ID_RE: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
+
+
+_HASH_HEX_CHARS: Final = 8
+
+
+def check_submission_id(value: str) -> str:
+    if not isinstance(value, str) or not _SUBMISSION_ID_RE.fullmatch(value):
+        raise SubmitterError(
+            f"submission ID {value!r} is not accepted: it is written into the submitter's shell "
+            "command unquoted, so it must be 1-128 characters of [A-Za-z0-9._-] starting with a "
+            "letter or digit"
+        )
+    return value
+
+
+def _canonical(value: Any) -> Any:
+    """Make numerically equal values hash alike: 2.0 and 2 are the same replica count."""
+    kind = type(value)
+    if kind is str or kind is int or kind is bool or value is None:
+        return value  # most leaves: no ABC check (the isinstance below is slow for them)
+    if kind is dict:
+        return {str(k): _canonical(v) for k, v in value.items()}
+    if isinstance(value, Mapping):
+        return {str(k): _canonical(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_canonical(v) for v in value]
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+def submission_id(job_name: str, spec: Mapping[str, Any]) -> str:
+    """The Ray submission ID for this RayJob spec: ``spec.jobId``, or derived from the spec.
+
+    KubeRay appends 5 random characters, so every operator retry gets a new ID. raygang
+    renders the ID ahead of time and must give a re-run of the same spec the same ID, so
+    that a re-created submitter finds the job already submitted (``ray job status``) and only
+    follows its logs. The derived form is ``<job_name>-<8 hex>``, the first 32 bits of the
+    SHA-256 of a canonical JSON of what defines the run: entrypoint (trimmed), runtime env
+    (parsed, so comments and formatting do not count), metadata, entrypoint CPUs/GPUs (as
+    the command formats them), entrypoint resources (parsed when it is JSON) and the
+    RayCluster spec. Key order never matters. 47 + 1 + 8 = 56 characters at most, since
+    KubeRay limits RayJob names to 47.
+
+    Args:
+        job_name: the RayJob's ``metadata.name``.
+        spec: the RayJob's ``spec``.
+
+    Returns:
+        The submission ID.
+
+    Raises:
+        SubmitterError: ``spec.jobId`` or ``job_name`` is not a safe ID, or the runtime env
+            YAML cannot be converted.
+    """
+    job_id = spec.get("jobId")
+    if job_id:
+        return check_submission_id(job_id)
+    entrypoint = spec.get("entrypoint")
+    runtime_env = spec.get("runtimeEnvYAML")
+    resources = spec.get("entrypointResources")
+    try:
+        resources_data: Any = json.loads(resources) if isinstance(resources, str) else resources
+    except ValueError:
+        resources_data = resources
+    payload = {
+        "entrypoint": go_trim_space(entrypoint) if isinstance(entrypoint, str) else entrypoint,
+        "runtimeEnv": runtime_env_data(runtime_env) if isinstance(runtime_env, str) else None,
+        "metadata": spec.get("metadata") or {},
+        "entrypointNumCpus": go_percent_f_float32(
+            spec.get("entrypointNumCpus"), "entrypointNumCpus"
+        ),
+        "entrypointNumGpus": go_percent_f_float32(
+            spec.get("entrypointNumGpus"), "entrypointNumGpus"
+        ),
+        "entrypointResources": resources_data or None,
+        "rayClusterSpec": spec.get("rayClusterSpec"),
+    }
+    try:
+        canonical = json.dumps(
+            {"v": 1, "run": _canonical(payload)},
+            sort_keys=True,
+            separators=(",", ":"),
+            ensure_ascii=True,
+            allow_nan=False,
+        )
+    except (TypeError, ValueError) as exc:
+        raise SubmitterError(
+            f"the RayJob spec cannot be serialized to derive a submission ID: {exc}"
+        ) from None
+    digest = hashlib.sha256(canonical.encode("ascii")).hexdigest()[:_HASH_HEX_CHARS]
+    return check_submission_id(f"{job_name}-{digest}")

@@ -1,0 +1,102 @@
+"""Shared builders for the submitter's tests (raygang.kuberay.submitter): specs and commands.
+
+The RayJob specs are KubeRay's own test shapes (``rayJobTemplate()`` in KubeRay v1.7.0's
+``common/job_test.go``) or a small complete one.
+"""
+
+from __future__ import annotations
+
+import shutil
+from typing import Any
+
+from hypothesis import strategies as st
+from raygang.kuberay.submitter import build_submit_command, submitter_pod_template
+
+BASH = shutil.which("bash") or "/bin/bash"
+
+KUBERAY_ENTRYPOINT = "echo no quote 'single quote' \"double quote\""
+
+
+def kuberay_template_job() -> dict[str, Any]:
+    """KubeRay's rayJobTemplate() (common/job_test.go) as a RayJob spec mapping."""
+    return {
+        "runtimeEnvYAML": "test: test",
+        "metadata": {"testKey": "testValue"},
+        "rayClusterSpec": {"rayVersion": "2.6.0"},
+        "entrypoint": KUBERAY_ENTRYPOINT,
+        "entrypointNumCpus": 1,
+        "entrypointNumGpus": 0.5,
+        "entrypointResources": '{"Custom_1": 1, "Custom_2": 5.5}',
+    }
+
+
+def kuberay_vector_command(**overrides: Any) -> list[str]:
+    spec = kuberay_template_job()
+    kwargs: dict[str, Any] = {
+        "mode": "K8sJobMode",
+        "address": "http://127.0.0.1:8265",
+        "submission_id": "testJobId",
+        "entrypoint": spec["entrypoint"],
+        "runtime_env_yaml": spec["runtimeEnvYAML"],
+        "metadata": spec["metadata"],
+        "entrypoint_num_cpus": spec["entrypointNumCpus"],
+        "entrypoint_num_gpus": spec["entrypointNumGpus"],
+        "entrypoint_resources": spec["entrypointResources"],
+        "ray_version": "2.6.0",
+    }
+    kwargs.update(overrides)
+    return build_submit_command(**kwargs)
+
+
+def job_spec(**overrides: Any) -> dict[str, Any]:
+    """A small, complete RayJob spec."""
+    spec: dict[str, Any] = {
+        "entrypoint": "python /app/main.py --epochs 3",
+        "runtimeEnvYAML": "pip:\n  - requests==2.32.3\nenv_vars:\n  MODE: train\n",
+        "rayClusterSpec": {
+            "rayVersion": "2.60.0",
+            "headGroupSpec": {
+                "rayStartParams": {},
+                "template": {
+                    "spec": {
+                        "containers": [
+                            {
+                                "name": "ray-head",
+                                "image": "rayproject/ray:2.60.0",
+                                "resources": {"requests": {"cpu": "1", "memory": "2Gi"}},
+                            }
+                        ]
+                    }
+                },
+            },
+            "workerGroupSpecs": [
+                {
+                    "groupName": "gpu",
+                    "replicas": 2,
+                    "minReplicas": 2,
+                    "maxReplicas": 2,
+                    "template": {"spec": {"containers": [{"name": "w", "image": "r:1"}]}},
+                }
+            ],
+        },
+    }
+    spec.update(overrides)
+    return spec
+
+
+def template_for(spec: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+    args: dict[str, Any] = {
+        "job_name": "train",
+        "namespace": "ml",
+        "spec": spec,
+        "submission_id": "train-0123abcd",
+        "dashboard_address": "train-head-svc.ml.svc.cluster.local:8265",
+        "labels": {"volcano.sh/queue-name": "q"},
+    }
+    args.update(kwargs)
+    return submitter_pod_template(**args)
+
+
+shell_text = st.text(
+    alphabet=st.characters(exclude_categories=["Cs"], exclude_characters="\x00"), max_size=40
+)

@@ -1,0 +1,68 @@
+"""raygang.kuberay.submitter.sidecar: the SidecarMode submitter container."""
+
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+from raygang.kube.goquote import SubmitterError
+from raygang.kuberay.submitter import sidecar_container
+
+from tests.kuberay.conftest import BASH, job_spec
+
+
+def test_sidecar_custom_dashboard_port_in_health_url() -> None:
+    spec = job_spec(submissionMode="SidecarMode")
+    head = spec["rayClusterSpec"]["headGroupSpec"]["template"]["spec"]["containers"][0]
+    head["ports"] = [{"name": "dashboard", "containerPort": 9000}]
+    container = sidecar_container(spec=spec, submission_id="sid-1")
+    args = container["args"][0]
+    assert "urlopen('http://localhost:9000/api/gcs_healthz'" in args
+    assert "ray job submit --address http://127.0.0.1:9000 --runtime-env-json" in args
+    assert "--no-wait" not in args and "ray job logs" not in args and "if !" not in args
+
+
+def test_sidecar_container_matches_kuberay_defaults() -> None:
+    container = sidecar_container(spec=job_spec(submissionMode="SidecarMode"), submission_id="s-1")
+    assert container["name"] == "ray-job-submitter"
+    assert container["image"] == "rayproject/ray:2.60.0"
+    assert container["resources"]["requests"] == {"cpu": "500m", "memory": "200Mi"}
+    assert container["resources"]["limits"] == {"cpu": "1", "memory": "1Gi"}
+    assert container["command"] == ["/bin/bash", "-ce", "--"]
+    assert container["env"] == [
+        {"name": "PYTHONUNBUFFERED", "value": "1"},
+        {"name": "RAY_DASHBOARD_ADDRESS", "value": ""},
+        {"name": "RAY_JOB_SUBMISSION_ID", "value": "s-1"},
+    ]
+    assert "restartPolicy" not in container
+    assert "localhost:8265/api/gcs_healthz" in container["args"][0]
+    restarting = sidecar_container(
+        spec=job_spec(submissionMode="SidecarMode"), submission_id="s-1", sidecar_restart=True
+    )
+    assert restarting["restartPolicy"] == "OnFailure"
+    assert "if ! ray job status --address http://127.0.0.1:8265 s-1" in restarting["args"][0]
+
+
+def test_sidecar_rejects_what_kuberay_validation_rejects() -> None:
+    with pytest.raises(SubmitterError, match="SidecarMode doesn't support SubmitterPodTemplate"):
+        sidecar_container(spec=job_spec(submitterPodTemplate={"spec": {}}), submission_id="s")
+    with pytest.raises(SubmitterError, match="SidecarMode doesn't support SubmitterConfig"):
+        sidecar_container(spec=job_spec(submitterConfig={"backoffLimit": 1}), submission_id="s")
+    spec = job_spec()
+    spec["rayClusterSpec"]["authOptions"] = {"mode": "token"}
+    with pytest.raises(SubmitterError, match="pass job_name"):
+        sidecar_container(spec=spec, submission_id="s")
+    env = sidecar_container(spec=spec, submission_id="s", job_name="train")["env"]
+    assert env[-1]["valueFrom"]["secretKeyRef"]["name"] == "train"
+
+
+@pytest.mark.parametrize("mode", ["sidecar", "sidecar-restart"])
+def test_sidecar_scripts_seal_the_entrypoint_too(mode: str) -> None:
+    spec = job_spec(entrypoint="python a.py ; fi ; echo X # note")
+    spec.pop("runtimeEnvYAML")
+    container = sidecar_container(
+        spec=spec, submission_id="s-1", job_name="j", sidecar_restart=mode == "sidecar-restart"
+    )
+    (script,) = container["args"]
+    subprocess.run([BASH, "-n", "-c", script], check=True, timeout=30)
+    assert " eval 'ray job submit --address http://127.0.0.1:8265 " in script
