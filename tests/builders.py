@@ -1,10 +1,27 @@
-"""Small builders for RayJob manifests in tests: the shapes KubeRay's own tests use."""
+"""Small builders for RayJob manifests in tests (the shapes KubeRay's own tests use), and the
+fixture files several suites share.
+"""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+BAD = sorted((FIXTURES / "bad").glob("*.yaml"))
+GOOD = sorted((FIXTURES / "good").glob("*.yaml"))
+
 _UNSET: Any = object()
+
+
+def expectations(path: Path) -> list[tuple[str, str]]:
+    """The ``# expect: path | message`` lines of a bad fixture."""
+    out = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.startswith("# expect:"):
+            where, _, what = line.removeprefix("# expect:").partition(" | ")
+            out.append((where.strip(), what.strip()))
+    return out
 
 
 def container(

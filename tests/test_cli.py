@@ -15,7 +15,7 @@ import pytest
 import yaml
 from raygang.cli import EXIT_INVALID, main
 
-from tests.test_validate import BAD, GOOD, expectations
+from tests.builders import BAD, GOOD, expectations
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(__file__).resolve().parents[2] / "shared"

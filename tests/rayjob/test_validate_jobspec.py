@@ -3,9 +3,21 @@
 from __future__ import annotations
 
 import pytest
-from raygang.rayjob.validate import manifest_problems
+from raygang.loader import load_documents
+from raygang.rayjob.validate import load_rayjob, manifest_problems
 
-from tests.builders import rayjob
+from tests.builders import container, rayjob
+
+
+def test_an_empty_job_id_is_unset() -> None:
+    # KubeRay's InteractiveMode sample ships jobId: "" for the user to fill in later.
+    load_documents([("job.yaml", rayjob(mode="InteractiveMode", jobId=""))])
+
+
+def test_a_custom_submitter_command_needs_no_entrypoint() -> None:
+    template = {"spec": {"containers": [container("submit", command=["/submitter"])]}}
+    item = load_rayjob(rayjob(entrypoint="", submitter_template=template), "job.yaml")
+    assert item.job.spec.entrypoint == ""
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,71 @@
+"""raygang.rayjob.validate.load: structure and semantics of one document, reported together."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+from raygang.kube.errors import Problem, SpecError
+from raygang.rayjob.spec import parse_rayjob
+from raygang.rayjob.validate import MAX_JOB_NAME, check_rayjob, load_rayjob
+
+from tests.builders import container, rayjob, worker
+
+
+def test_structural_and_semantic_problems_of_one_document_come_together() -> None:
+    job = rayjob(
+        name="x" * (MAX_JOB_NAME + 1),
+        workers=[worker("a", replicas="3"), worker("a", min_replicas=9, max_replicas=1)],
+        head=[container("ray-head", {"cpu": "one"})],
+    )
+    with pytest.raises(SpecError) as caught:
+        load_rayjob(job, "job.yaml")
+    paths = [p.path for p in caught.value.problems]
+    assert paths == [
+        "spec.rayClusterSpec.headGroupSpec.template.spec.containers[0].resources.requests['cpu']",
+        "spec.rayClusterSpec.workerGroupSpecs[0].replicas",
+        "metadata.name",
+        "spec.rayClusterSpec.workerGroupSpecs[1].groupName",
+        "spec.rayClusterSpec.workerGroupSpecs[1].minReplicas",
+    ]
+
+
+def test_a_semantic_problem_under_a_structural_one_is_not_repeated() -> None:
+    # replicas is both the wrong type and (as a number) out of range: one problem.
+    job = rayjob(workers=[worker(replicas=True)])
+    with pytest.raises(SpecError) as caught:
+        load_rayjob(job, "job.yaml")
+    assert len(caught.value.problems) == 1
+
+
+def test_check_rayjob_matches_load_rayjob_on_semantic_problems() -> None:
+    job = rayjob(
+        workers=[worker(min_replicas=5, max_replicas=2)], labels={"volcano.sh/queue-name": ""}
+    )
+    item = parse_rayjob(job, "job.yaml")
+    with pytest.raises(SpecError) as caught:
+        load_rayjob(job, "job.yaml")
+    assert tuple(check_rayjob(item)) == caught.value.problems
+
+
+def test_identical_problems_are_reported_once() -> None:
+    problem = Problem("f", "p", "m", "a")
+    assert SpecError([problem, problem, Problem("f", "q", "m")]).problems == (
+        problem,
+        Problem("f", "q", "m"),
+    )
+
+
+def test_parse_rayjob_still_reports_structure_only() -> None:
+    # Other modules and tests build deliberately odd (but well-typed) jobs through it.
+    item = parse_rayjob(rayjob(workers=[worker(min_replicas=5, max_replicas=2)]), "t")
+    assert item.job.spec.ray_cluster_spec is not None
+
+
+def test_the_raw_copy_is_private() -> None:
+    job = rayjob()
+    item = load_rayjob(job, "job.yaml")
+    job["spec"]["entrypoint"] = "changed"
+    assert item.raw["spec"]["entrypoint"] != "changed"
+    assert item.raw_spec() is not item.raw_spec()
+    assert copy.deepcopy(item.raw) == item.raw
