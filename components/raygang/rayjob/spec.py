@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Literal
 
-from pydantic import Field, ValidationError
+from pydantic import StrictBool, StrictFloat, StrictInt, StrictStr, ValidationError
 
 from raygang.kube.core import (
     INT32_MAX,
@@ -31,6 +31,8 @@ from raygang.kube.core import (
     ObjectMeta,
     PodTemplate,
     ResourceRequirements,
+    field,
+    frozen_model,
 )
 from raygang.kube.errors import MapKey, Problem, SpecError, describe_value, field_path
 from raygang.kube.tree import copy_tree
@@ -57,83 +59,90 @@ __all__ = [
 SubmissionMode = Literal["K8sJobMode", "SidecarMode", "InteractiveMode", "HTTPMode"]
 
 
+@frozen_model
 class HeadGroupSpec(FrozenModel):
     """``rayClusterSpec.headGroupSpec``."""
 
     template: PodTemplate
     # The CRD declares both maps as string to string; `num-cpus: 1` is refused.
-    ray_start_params: dict[str, str] = Field(default_factory=dict)
-    resources: dict[str, str] = Field(default_factory=dict)
-    labels: dict[str, str] = Field(default_factory=dict)
+    ray_start_params: dict[StrictStr, StrictStr] = field(default_factory=dict)
+    resources: dict[StrictStr, StrictStr] = field(default_factory=dict)
+    labels: dict[StrictStr, StrictStr] = field(default_factory=dict)
 
 
+@frozen_model
 class WorkerGroupSpec(FrozenModel):
     """One ``rayClusterSpec.workerGroupSpecs[]`` entry, with the CRD defaults."""
 
-    group_name: str
-    replicas: int | None = 0
-    min_replicas: int | None = 0
-    max_replicas: int | None = INT32_MAX
-    num_of_hosts: int = 1
-    suspend: bool | None = None
-    idle_timeout_seconds: int | None = None
+    group_name: StrictStr
+    replicas: StrictInt | None = 0
+    min_replicas: StrictInt | None = 0
+    max_replicas: StrictInt | None = INT32_MAX
+    num_of_hosts: StrictInt = 1
+    suspend: StrictBool | None = None
+    idle_timeout_seconds: StrictInt | None = None
     template: PodTemplate
-    ray_start_params: dict[str, str] = Field(default_factory=dict)
-    resources: dict[str, str] = Field(default_factory=dict)
-    labels: dict[str, str] = Field(default_factory=dict)
+    ray_start_params: dict[StrictStr, StrictStr] = field(default_factory=dict)
+    resources: dict[StrictStr, StrictStr] = field(default_factory=dict)
+    labels: dict[StrictStr, StrictStr] = field(default_factory=dict)
 
 
+@frozen_model
 class AutoscalerOptions(FrozenModel):
     """``rayClusterSpec.autoscalerOptions`` (its resources matter to the gang)."""
 
     resources: ResourceRequirements | None = None
-    version: str | None = None
+    version: StrictStr | None = None
 
 
+@frozen_model
 class RayClusterSpec(FrozenModel):
     """``spec.rayClusterSpec``."""
 
     head_group_spec: HeadGroupSpec
-    worker_group_specs: list[WorkerGroupSpec] = Field(default_factory=list)
-    enable_in_tree_autoscaling: bool | None = None
+    worker_group_specs: list[WorkerGroupSpec] = field(default_factory=list)
+    enable_in_tree_autoscaling: StrictBool | None = None
     autoscaler_options: AutoscalerOptions | None = None
-    ray_version: str | None = None
-    gcs_fault_tolerance_options: dict[str, Any] | None = None
-    auth_options: dict[str, Any] | None = None
-    suspend: bool | None = None
+    ray_version: StrictStr | None = None
+    gcs_fault_tolerance_options: dict[StrictStr, Any] | None = None
+    auth_options: dict[StrictStr, Any] | None = None
+    suspend: StrictBool | None = None
 
 
+@frozen_model
 class SubmitterConfig(FrozenModel):
     """``spec.submitterConfig``."""
 
-    backoff_limit: int | None = None
+    backoff_limit: StrictInt | None = None
 
 
+@frozen_model
 class RayJobSpec(FrozenModel):
     """``spec`` of a RayJob: every field planning, the submitter or the lifecycle reads."""
 
-    entrypoint: str = ""
-    runtime_env_yaml: str | None = Field(default=None, alias="runtimeEnvYAML")
-    metadata: dict[str, str] = Field(default_factory=dict)
-    entrypoint_num_cpus: float | None = None
-    entrypoint_num_gpus: float | None = None
-    entrypoint_resources: str | None = None
-    submission_mode: str = "K8sJobMode"
+    entrypoint: StrictStr = ""
+    runtime_env_yaml: StrictStr | None = field(default=None, alias="runtimeEnvYAML")
+    metadata: dict[StrictStr, StrictStr] = field(default_factory=dict)
+    entrypoint_num_cpus: StrictFloat | None = None
+    entrypoint_num_gpus: StrictFloat | None = None
+    entrypoint_resources: StrictStr | None = None
+    submission_mode: StrictStr = "K8sJobMode"
     submitter_pod_template: PodTemplate | None = None
     submitter_config: SubmitterConfig | None = None
-    shutdown_after_job_finishes: bool = False
-    ttl_seconds_after_finished: int = 0
-    suspend: bool = False
-    cluster_selector: dict[str, str] = Field(default_factory=dict)
-    job_id: str | None = None
-    backoff_limit: int = 0
-    active_deadline_seconds: int | None = None
-    pre_running_deadline_seconds: int | None = None
-    deletion_strategy: dict[str, Any] | None = None
-    managed_by: str | None = None
+    shutdown_after_job_finishes: StrictBool = False
+    ttl_seconds_after_finished: StrictInt = 0
+    suspend: StrictBool = False
+    cluster_selector: dict[StrictStr, StrictStr] = field(default_factory=dict)
+    job_id: StrictStr | None = None
+    backoff_limit: StrictInt = 0
+    active_deadline_seconds: StrictInt | None = None
+    pre_running_deadline_seconds: StrictInt | None = None
+    deletion_strategy: dict[StrictStr, Any] | None = None
+    managed_by: StrictStr | None = None
     ray_cluster_spec: RayClusterSpec | None = None
 
 
+@frozen_model
 class RayJob(FrozenModel):
     """A ``ray.io/v1`` RayJob."""
 
@@ -226,6 +235,7 @@ _ACCEPTED_BY_TYPE = {
     "dict_type": "a map (YAML 'key: value' entries)",
     "model_type": "a map (YAML 'key: value' entries)",
     "model_attributes_type": "a map (YAML 'key: value' entries)",
+    "dataclass_type": "a map (YAML 'key: value' entries)",
 }
 
 _WHAT_BY_TYPE = {
@@ -242,6 +252,7 @@ _WHAT_BY_TYPE = {
     "dict_type": "a map",
     "model_type": "a map",
     "model_attributes_type": "a map",
+    "dataclass_type": "a map",
 }
 
 # What a missing required field should hold, by field name.
