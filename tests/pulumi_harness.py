@@ -8,6 +8,8 @@ options and inputs, exactly as the engine would receive them.
 from __future__ import annotations
 
 import json
+import runpy
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +24,12 @@ from raygang.testing import KubernetesMocks
 
 PROJECT = "raygang"
 ROOT = Path(__file__).resolve().parents[1]
+
+QUEUE_T = "kubernetes:scheduling.volcano.sh/v1beta1:Queue"
+PG_T = "kubernetes:scheduling.volcano.sh/v1beta1:PodGroup"
+RC_T = "kubernetes:ray.io/v1:RayCluster"
+CM_T = "kubernetes:core/v1:ConfigMap"
+JOB_T = "kubernetes:batch/v1:Job"
 
 
 @dataclass
@@ -106,3 +114,19 @@ def install(
 def stacks() -> Iterator[str]:
     for path in sorted((ROOT / "stacks").glob("Pulumi.*.yaml")):
         yield path.name.split(".")[1]
+
+
+def run_program(monitor: RecordingMonitor) -> dict[str, Any]:
+    """Run the project's __main__.py as the Pulumi language host would."""
+
+    @pulumi.runtime.test
+    def program() -> Any:
+        sys.path.insert(0, str(ROOT))
+        try:
+            runpy.run_path(str(ROOT / "__main__.py"), run_name="__main__")
+        finally:
+            sys.path.remove(str(ROOT))
+        return None
+
+    program()
+    return {r.name: r for r in monitor.registrations}

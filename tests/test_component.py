@@ -3,44 +3,31 @@
 from __future__ import annotations
 
 import json
-import runpy
-import sys
 from typing import Any
 
 import pulumi
 import pytest
 
 from tests.builders import container, rayjob, worker
-from tests.pulumi_harness import ROOT, RecordingMonitor, install, stack_config, stacks
+from tests.pulumi_harness import (
+    CM_T,
+    JOB_T,
+    PG_T,
+    QUEUE_T,
+    RC_T,
+    ROOT,
+    install,
+    run_program,
+    stack_config,
+    stacks,
+)
 
 pytestmark = pytest.mark.pulumi
-
-QUEUE_T = "kubernetes:scheduling.volcano.sh/v1beta1:Queue"
-PG_T = "kubernetes:scheduling.volcano.sh/v1beta1:PodGroup"
-RC_T = "kubernetes:ray.io/v1:RayCluster"
-CM_T = "kubernetes:core/v1:ConfigMap"
-JOB_T = "kubernetes:batch/v1:Job"
 
 
 @pytest.fixture(params=[False, True], ids=["up", "preview"])
 def preview(request: pytest.FixtureRequest) -> bool:
     return bool(request.param)
-
-
-def run_program(monitor: RecordingMonitor) -> dict[str, Any]:
-    """Run the project's __main__.py as the Pulumi language host would."""
-
-    @pulumi.runtime.test
-    def program() -> Any:
-        sys.path.insert(0, str(ROOT))
-        try:
-            runpy.run_path(str(ROOT / "__main__.py"), run_name="__main__")
-        finally:
-            sys.path.remove(str(ROOT))
-        return None
-
-    program()
-    return {r.name: r for r in monitor.registrations}
 
 
 class TestDevStack:

@@ -12,8 +12,7 @@ import yaml
 from pulumi.runtime import rpc
 
 from tests.builders import container, rayjob, worker
-from tests.pulumi_harness import install
-from tests.test_component import CM_T, RC_T, run_program
+from tests.pulumi_harness import CM_T, RC_T, install, run_program
 
 pytestmark = pytest.mark.pulumi
 
@@ -250,7 +249,7 @@ def test_the_program_and_the_cli_apply_one_gate(
 ) -> None:
     from raygang.cli import EXIT_NEVER_ADMITTED, main
 
-    from tests.test_manifest_files import stuck_file
+    from tests.builders import stuck_file
 
     path = stuck_file(tmp_path)
     assert main(["plan", str(path)]) == EXIT_NEVER_ADMITTED

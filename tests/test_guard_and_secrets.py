@@ -21,8 +21,7 @@ from raygang import cli
 from raygang.kuberay.redact import REDACTED, redact_rayjob
 
 from tests.builders import container, rayjob
-from tests.pulumi_harness import ROOT, install, stack_config
-from tests.test_component import CM_T, JOB_T, PG_T, RC_T, run_program
+from tests.pulumi_harness import CM_T, JOB_T, PG_T, RC_T, ROOT, install, run_program, stack_config
 
 GOOD = ROOT / "tests" / "fixtures" / "good"
 

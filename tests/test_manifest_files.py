@@ -16,6 +16,8 @@ from raygang.kube.generatename import generated_name
 from raygang.loader import load_files
 from raygang.render import INDEX, REDACTED
 
+from tests.builders import job_doc, stuck_file, write
+
 ROOT = Path(__file__).resolve().parents[1]
 GOOD = ROOT / "tests" / "fixtures" / "good"
 SAMPLES = Path(__file__).resolve().parents[2] / "shared" / "samples" / "kuberay"
@@ -26,18 +28,6 @@ REFUSED_SAMPLES = {
     # existing RayCluster"
     "ray-job.use-existing-raycluster.yaml": "spec.clusterSelector: gang scheduling",
 }
-
-
-def job_doc(name: str = "demo", **meta: Any) -> dict[str, Any]:
-    docs = list(yaml.safe_load_all((GOOD / "interactive.yaml").read_text()))
-    (job,) = [d for d in docs if d and d["kind"] == "RayJob"]
-    job["metadata"] = {"name": name, **meta} if name else dict(meta)
-    return job
-
-
-def write(path: Path, *docs: Any) -> Path:
-    path.write_text(yaml.safe_dump_all(docs, sort_keys=False))
-    return path
 
 
 def plan_json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict[str, Any]:
@@ -272,18 +262,6 @@ def test_a_list_file_is_read_as_its_items(
 
 
 # --- one gate -----------------------------------------------------------------------------
-def stuck_file(tmp_path: Path) -> Path:
-    queue = {
-        "apiVersion": "scheduling.volcano.sh/v1beta1",
-        "kind": "Queue",
-        "metadata": {"name": "tiny"},
-        "spec": {"weight": 1, "capability": {"cpu": "1", "memory": "1Gi"}},
-    }
-    job = job_doc("big")
-    job["metadata"]["labels"] = {"volcano.sh/queue-name": "tiny"}
-    return write(tmp_path / "stuck.yaml", queue, job)
-
-
 def test_a_gang_that_can_never_be_admitted_exits_3(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -37,10 +37,11 @@ from raygang.kuberay.redact import REDACTED, redact_rayjob
 from raygang.loader import load_files
 from raygang.rayjob.validate import MAX_JOB_NAME
 
+from tests.builders import BROKEN, GOOD, REFUSED
+
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 SAMPLES = SHARED / "samples" / "kuberay"
-GOOD = sorted((ROOT / "tests" / "fixtures" / "good").glob("*.yaml"))
 
 SIDECAR_CONTAINER = "ray-job-submitter"
 # Labels the submitter Job's pod template gets from raygang and KubeRay's conventions.
@@ -51,13 +52,6 @@ SUBMITTER_LABELS = {
     "ray.io/originated-from-crd",
     "app.kubernetes.io/created-by",
 }
-
-# KubeRay samples raygang refuses, and why (test_cli.py checks the refusal).
-REFUSED = {
-    "ray-job.use-existing-raycluster.yaml": "clusterSelector: the gang needs a rayClusterSpec",
-}
-# Samples raygang cannot plan yet, with the reason (strict xfail: fixing one fails CI).
-BROKEN: dict[str, str] = {}
 
 
 def _samples() -> list[Any]:

@@ -40,8 +40,7 @@ from raygang.pipeline import plan_everything
 from raygang.rayjob.spec import parse_rayjob
 from raygang.settings import StackSettings
 
-from tests.builders import container, rayjob, worker
-from tests.test_nothing_lost import BROKEN, GOOD, REFUSED
+from tests.builders import BROKEN, GOOD, REFUSED, container, rayjob, worker
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(__file__).resolve().parents[2] / "shared"
