@@ -49,12 +49,15 @@ def check_placement(ev: Evaluation, fair: tuple[Res, Res] | None) -> None:
     # When the fair-share check already failed, place without it so this check tells
     # whether the nodes themselves could take the gang. The queue's allocation is the
     # one at this gang's turn: gangs of the queue served first count.
-    queue_ok = (
+    gate = (
         queue_gate(fair[0], fair[1] if before.own_allocated is None else before.own_allocated)
-        if fair is not None and "fair-share" not in ev.failed
+        if fair is not None
         else None
     )
+    queue_ok = gate if "fair-share" not in ev.failed else None
     base = ev.base_after_others()
+    if gate is not None and queue_ok is None:
+        gated_condition(ev, base, gate)
     told = notes(before, own)
     prefix = ("; ".join(told) + "; ") if told else ""
     story = before_story(before, own)
@@ -109,6 +112,20 @@ def check_placement(ev: Evaluation, fair: tuple[Res, Res] | None) -> None:
     order = " in either pod order" if count > 1 else ""
     ev.add("placement", "pass", f"{prefix}{pods} on {where}{order}{waiting}")
     check_submitter(ev, nodes)
+
+
+def gated_condition(ev: Evaluation, base: list[Node], gate: QueueGate) -> None:
+    """The condition allocate writes when the queue's deserved share refuses part of the
+    gang: the gang placed head first through proportion's gate, the refused pods skipped
+    without a fit error (``allocateResourcesForTasks``), the others placed or not."""
+    outcome = ev.simulate(list(base), ev.pods.gang, gate)
+    if outcome.ready or outcome.pipelined:
+        return
+    failed = outcome.failed
+    message = fit_error_message(outcome.fit_errors, len(base)) if failed is not None else ""
+    ev.condition = gang_condition(
+        ev.plan.gang.min_member, ev.group_tasks, outcome.allocated, failed, message
+    )
 
 
 def before_story(before: Before, own: str) -> str:
@@ -171,7 +188,8 @@ def add_placement_failure(
 
     message = fit_error_message(outcome.fit_errors, len(base))
     volcano = gang_condition(gang.min_member, pods, outcome.allocated, failed, message)
-    ev.condition = volcano
+    if "fair-share" not in ev.failed:
+        ev.condition = volcano  # else the gate's refusals, not this ungated attempt, show
     packable = best_fit_decreasing(ev.pods.gang, base)
     free = add_res(*(n.idle for n in base if selects(failed, n)))
     need = ev.pods.request()
