@@ -13,6 +13,10 @@ events, pod bindings, or the webhook's denial) is compared with the preflight's 
 phase and first reason (its Volcano words, before `` -- ``).
 
 ``python -m benchmarks.volcano_differential --scenarios 200 --seed 1 [--json FILE]``
+
+``--family weighted``: two queues of different weights competing for the same nodes
+(:func:`generate_weighted`), where allocate's queue order and the deserved shares decide
+who gets the room.
 """
 
 from __future__ import annotations
@@ -60,6 +64,7 @@ class Queue:
     capability: dict[str, str]
     guarantee: dict[str, str]
     closed: bool
+    priority: int = 0
 
 
 @dataclass(frozen=True)
@@ -71,12 +76,19 @@ class Pod:
 
 @dataclass(frozen=True)
 class Gang:
-    """Another gang of the cluster: Running (pods created) or Inqueue (no pods yet)."""
+    """Another gang of the cluster: Running (pods created) or Inqueue (no pods yet).
+
+    ``may_wait``: its pods may stay Pending (its queue's deserved share caps it, or a pod
+    fits no node), so it is settled Inqueue too. ``min_resources``: its PodGroup's, when not
+    its pods' sum.
+    """
 
     name: str
     queue: str
     pods: tuple[Pod, ...]
     with_pods: bool
+    may_wait: bool = False
+    min_resources: dict[str, str] | None = None
 
 
 @dataclass(frozen=True)
@@ -184,6 +196,46 @@ def generate(seed: int, index: int) -> Scenario:
     )  # fmt: skip
 
 
+def generate_weighted(seed: int, index: int) -> Scenario:
+    """Two queues of different weights competing for nodes of one size, a pure function of
+    (seed, index).
+
+    qb (another team) has a Running gang filling whole nodes and a waiting one whose
+    deserved share may cap it; qa (ours) may hold a gang whose one pod is bigger than any
+    node, which raises qa's request and so lowers qb's deserved share below the room the
+    nodes have. Then our gang in qa: allocate's queue order (priority, then allocated /
+    deserved) decides who is served first, and a capped gang takes nothing.
+    """
+    rng = random.Random(f"weighted/{seed}/{index}")
+    ns = f"w{seed}-{index}"
+    cpu = rng.choice([4, 8])
+    count = rng.randint(4, 6)
+    nodes = tuple(Node(f"{ns}-n{j}", str(cpu), "32Gi", 0, "a", False) for j in range(count))
+    qa = Queue(f"{ns}-qa", rng.choice([1, 2]), {}, {}, False)
+    qb = Queue(f"{ns}-qb", rng.choice([1, 2, 3, 4]), {}, {}, False,
+               priority=1 if rng.random() < 0.2 else 0)  # fmt: skip
+    whole = Pod(str(cpu), "1Gi", 0)
+    half = Pod(_milli(cpu * 500), "1Gi", 0)
+    # A PodGroup asking less than its pods keeps overcommit's budget for our gang.
+    small = {"cpu": "1", "memory": "1Gi"}
+    running = rng.randint(1, count - 2)
+    waiting = (whole,) * rng.randint(1, count - running)
+    gangs = [
+        Gang("b-run", qb.name, (whole,) * running, True),
+        Gang("b-wait", qb.name, waiting, True, may_wait=True,
+             min_resources=small if rng.random() < 0.6 else None),
+    ]  # fmt: skip
+    if rng.random() < 0.7:
+        huge = Pod(str(cpu + 4), "1Gi", 0)
+        gangs.append(Gang("a-huge", qa.name, (huge,), True, may_wait=True, min_resources=small))
+    groups = (Group("w0", rng.randint(1, 3), rng.choice([half, whole]), None, False),)
+    head = rng.choice([half, whole])
+    return Scenario(index, ns, nodes, (qa, qb), tuple(gangs), qa.name, head, groups, False)
+
+
+FAMILIES = {"mixed": generate, "weighted": generate_weighted}
+
+
 # --- Manifests ------------------------------------------------------------------------------
 def _resources(pod: Pod) -> dict[str, Any]:
     requests: dict[str, str] = {"cpu": pod.cpu, "memory": pod.memory}
@@ -205,6 +257,8 @@ def node_shape(node: Node) -> NodeShape:
 
 def queue_manifest(q: Queue) -> dict[str, Any]:
     spec: dict[str, Any] = {"weight": q.weight, "reclaimable": True}
+    if q.priority:
+        spec["priority"] = q.priority
     if q.capability:
         spec["capability"] = q.capability
     if q.guarantee:
@@ -233,7 +287,8 @@ def gang_manifests(s: Scenario, g: Gang) -> list[dict[str, Any]]:
     pg = {
         "apiVersion": PG_API, "kind": "PodGroup",
         "metadata": {"name": g.name, "namespace": s.namespace},
-        "spec": {"minMember": len(g.pods), "minResources": _sum(g.pods), "queue": g.queue},
+        "spec": {"minMember": len(g.pods), "minResources": g.min_resources or _sum(g.pods),
+                 "queue": g.queue},
     }  # fmt: skip
     out: list[dict[str, Any]] = [pg]
     if g.with_pods:
@@ -556,6 +611,7 @@ class Runner:
             if g.with_pods:
                 # Bound is not enough: the PodGroup turns Running a session later, and
                 # until then overcommit still counts its whole minResources as Inqueue.
+                # A gang that may wait is settled once nothing changes (settle's timeout).
                 if phase != "Running":
                     return False
             elif phase != "Inqueue":
@@ -671,6 +727,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--scenarios", type=int, default=200)
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--first", type=int, default=0, help="index of the first scenario")
+    p.add_argument("--family", choices=sorted(FAMILIES), default="mixed",
+                   help="mixed: random nodes, queues and gangs; weighted: two weighted "
+                   "queues with competing gangs")  # fmt: skip
     p.add_argument("--json", type=Path, help="write every outcome and the summary here")
     p.add_argument("--workdir", type=Path, help="keep snapshots and job files here")
     p.add_argument("--replay", type=Path, metavar="JSON",
@@ -684,7 +743,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="raygang-differential-"))
     workdir.mkdir(parents=True, exist_ok=True)
-    scenarios = [generate(args.seed, i) for i in range(args.first, args.first + args.scenarios)]
+    make = FAMILIES[args.family]
+    scenarios = [make(args.seed, i) for i in range(args.first, args.first + args.scenarios)]
     cluster = start_cluster(workdir)
     try:
         outcomes = run_scenarios(cluster, scenarios, workdir, progress=True, json_file=args.json)
