@@ -12,7 +12,6 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from raygang.kube.tree import copy_tree
 from raygang.kuberay import submitter
 from raygang.kuberay.gang import HEAD_GROUP, SUBMITTER_GROUP, Gang
 from raygang.kuberay.redact import redact_rayjob
@@ -126,23 +125,24 @@ def _scheduling_labels(item: RayJobInput) -> dict[str, str]:
     return {k: labels[k] for k in (QUEUE_LABEL, PRIORITY_LABEL) if labels.get(k)}
 
 
-def _mapping(parent: dict[str, Any], key: str) -> dict[str, Any]:
-    """``parent[key]`` as a dict, created when missing or null."""
+def _own(parent: dict[str, Any], key: str) -> dict[str, Any]:
+    """``parent[key]`` as a map of ``parent``'s own: a shallow copy of what is there (a new
+    map when it is missing, null or not a map), so what is added to it does not reach the
+    user's manifest, while everything below it stays shared with that manifest."""
     value = parent.get(key)
-    if not isinstance(value, dict):
-        value = {}
-        parent[key] = value
-    return value
+    owned = dict(value) if isinstance(value, Mapping) else {}
+    parent[key] = owned
+    return owned
 
 
 def _add_pod_metadata(template: dict[str, Any], item: RayJobInput, task: str) -> None:
     """KubeRay's AddMetadataToChildResource on a pod template, done once at plan time."""
-    meta = _mapping(template, "metadata")
-    _mapping(meta, "labels").update(_scheduling_labels(item))
-    annotations = _mapping(meta, "annotations")
+    meta = _own(template, "metadata")
+    _own(meta, "labels").update(_scheduling_labels(item))
+    annotations = _own(meta, "annotations")
     annotations[GROUP_NAME_ANNOTATION] = podgroup_name(item.name)
     annotations[TASK_SPEC_ANNOTATION] = task
-    _mapping(template, "spec")["schedulerName"] = SCHEDULER
+    _own(template, "spec")["schedulerName"] = SCHEDULER
 
 
 def record_manifest(
@@ -230,22 +230,29 @@ def raycluster_manifest(
     PodGroup of its own and point its pods at ``ray-<job>-pg``, the one raygang creates.
     """
     mode = item.job.spec.submission_mode
-    spec = copy_tree(dict(item.spec_view().get("rayClusterSpec") or {}))
-    head = _mapping(_mapping(spec, "headGroupSpec"), "template")
+    # Only the maps on the way to what KubeRay adds are copied (_own); the rest of the
+    # user's cluster spec (containers, volumes, ...) is shared with the manifest, which
+    # nothing writes to after planning (the lifecycle edits copies).
+    spec = dict(item.spec_view().get("rayClusterSpec") or {})
+    head = _own(_own(spec, "headGroupSpec"), "template")
     _add_pod_metadata(head, item, HEAD_GROUP)
-    for group in spec.get("workerGroupSpecs") or []:
-        if isinstance(group, dict):
-            _add_pod_metadata(_mapping(group, "template"), item, str(group.get("groupName", "")))
+    groups = spec.get("workerGroupSpecs")
+    if isinstance(groups, list):
+        spec["workerGroupSpecs"] = [dict(g) if isinstance(g, Mapping) else g for g in groups]
+        for group in spec["workerGroupSpecs"]:
+            if isinstance(group, dict):
+                _add_pod_metadata(_own(group, "template"), item, str(group.get("groupName", "")))
     annotations = dict(item.job.metadata.annotations)
     if mode == "SidecarMode":
-        head_spec = _mapping(head, "spec")
+        head_spec = head["spec"]
         containers = head_spec.get("containers")
         if isinstance(containers, list):
-            containers.append(
+            head_spec["containers"] = [
+                *containers,
                 submitter.sidecar_container(
                     spec=item.spec_view(), submission_id=submission_id, job_name=item.name
-                )
-            )
+                ),
+            ]
         head_spec["restartPolicy"] = "Never"
         annotations["ray.io/disable-provisioned-head-restart"] = "true"
     if mode == "K8sJobMode":
@@ -288,8 +295,8 @@ def submitter_job_manifest(
         labels=labels,
         fail_on_job_failure=settings.fail_on_job_failure,
     )
-    _add_pod_metadata(_mapping(_mapping(job, "spec"), "template"), item, SUBMITTER_GROUP)
-    annotations = _mapping(_mapping(job, "metadata"), "annotations")
+    _add_pod_metadata(_own(_own(job, "spec"), "template"), item, SUBMITTER_GROUP)
+    annotations = _own(_own(job, "metadata"), "annotations")
     if settings.wait_for_completion:
         annotations[TIMEOUT] = str(settings.completion_timeout_seconds)
         # A failed submitter is replaced on the next `up`; the same submission ID makes
