@@ -1,16 +1,14 @@
 """raygang.kuberay.submitter.command: KubeRay's ``ray job submit`` tokens, modes, metadata.
 
 Expected values marked "KubeRay" are copied from KubeRay v1.7.0's Go tests
-(``common/job_test.go``, ``rayjob_controller_unit_test.go``); values marked "Go" were produced
-by Go's ``strconv.Quote``, ``fmt.Sprintf("%f", float32)`` and ``sigs.k8s.io/yaml.YAMLToJSON``.
-The runtime env JSON and Go quoting the command carries are checked here too.
+(``common/job_test.go``, ``rayjob_controller_unit_test.go``). Go's quoting and the runtime
+env's YAML to JSON have their own tests (``tests/kube/test_goquote.py``, ``test_goyaml.py``).
 """
 
 from __future__ import annotations
 
 import pytest
 from raygang.kube.goquote import SubmitterError, go_quote
-from raygang.kuberay import submitter as sm
 from raygang.kuberay.submitter import build_submit_command, submit_shell
 
 from tests.kuberay.conftest import KUBERAY_ENTRYPOINT, kuberay_vector_command
@@ -197,83 +195,6 @@ def test_metadata_json_is_sorted_compact_and_html_escaped() -> None:
     tokens = kuberay_vector_command(metadata={"z": "1", "a": "<b>&", "m": "ü"})
     value = tokens[tokens.index("--metadata-json") + 1]
     assert value == go_quote('{"a":"\\u003cb\\u003e\\u0026","m":"ü","z":"1"}')
-
-
-@pytest.mark.parametrize(
-    ("text", "quoted"),
-    [
-        ('a"b\\c\n\t\x00é', '"a\\"b\\\\c\\n\\t\\x00é"'),
-        ("\x07\x08\x0c\x0b\r\x1b\x7f", '"\\a\\b\\f\\v\\r\\x1b\\x7f"'),
-        ("\u00a0\u00ad\u200b\u2028\ufeff", '"\\u00a0\\u00ad\\u200b\\u2028\\ufeff"'),
-        ("😀\U000e0001\U0010ffff", '"😀\\U000e0001\\U0010ffff"'),
-        ("\udcff\udc80", '"\\xff\\x80"'),  # invalid UTF-8 bytes (surrogateescape)
-        ("$(touch x) `id` ${HOME} !", '"$(touch x) `id` ${HOME} !"'),
-        ("\ufffd", '"\ufffd"'),
-        ("日本語 ü", '"日本語 ü"'),
-        ("", '""'),
-    ],
-)
-def test_go_quote_matches_go(text: str, quoted: str) -> None:
-    # Go: strconv.Quote on the same bytes.
-    assert go_quote(text) == quoted
-
-
-@pytest.mark.parametrize(
-    ("yaml_text", "json_text"),
-    [
-        ("test: test", '{"test":"test"}'),
-        # go-yaml v2 is YAML 1.1: y/n/yes/on are booleans, also as keys.
-        ("y: 1\nn: 2\n", '{"false":2,"true":1}'),
-        (
-            "a: 1e3\nb: 1.0\nc: 017\nd: 08\ne: 0x1F\nf: 0b101\ng: 1_000\nh: .5\n",
-            '{"a":1000,"b":1,"c":15,"d":8,"e":31,"f":5,"g":1000,"h":0.5}',
-        ),
-        ("a: 2024-01-01\nb: 12:30\nc: 1:20\n", '{"a":"2024-01-01","b":"12:30","c":"1:20"}'),
-        ("a: [on, off, yes, no, ~, null, '']\n", '{"a":[true,false,true,false,null,null,""]}'),
-        ('a: "<&>"\nb: "\\u2028"\n', '{"a":"\\u003c\\u0026\\u003e","b":"\\u2028"}'),
-        (
-            "1: a\n1.5: b\ntrue: c\n1e6: d\n1e5: e\n0.0001: f\n0.00001: g\n",
-            '{"0.0001":"f","1":"a","1.5":"b","100000":"e","1e+06":"d","1e-05":"g","true":"c"}',
-        ),
-        (
-            "k: 99999999999999999999\nj: 18446744073709551615\n",
-            '{"j":18446744073709551615,"k":100000000000000000000}',
-        ),
-        ("k: -0.0\nj: 1e21\ni: 1e-7\n", '{"i":1e-7,"j":1e+21,"k":-0}'),
-        # go-yaml v2 applies "<<" in order: it overwrites the x written before it.
-        (
-            "base: &b {x: 1, z: 2}\nd:\n  x: 3\n  <<: *b\n",
-            '{"base":{"x":1,"z":2},"d":{"x":1,"z":2}}',
-        ),
-        ("d:\n  <<: [{x: 1}, {x: 2, w: 0}]\n", '{"d":{"w":0,"x":1}}'),
-        ("# only a comment\n", "null"),
-        ("k: !!binary /w==\n", '{"k":"\\ufffd"}'),
-    ],
-)
-def test_runtime_env_json_matches_sigs_yaml(yaml_text: str, json_text: str) -> None:
-    # Go: sigs.k8s.io/yaml v1.6.0 YAMLToJSON (go-yaml v2.4.3) on the same text.
-    assert sm.runtime_env_json(yaml_text) == json_text
-
-
-@pytest.mark.parametrize(
-    ("yaml_text", "message"),
-    [
-        ("- 1\n- 2\n", "must be a YAML mapping"),
-        ("just text\n", "must be a YAML mapping"),
-        ("a: [unclosed\n", "not valid YAML"),
-        ("a: .inf\n", "unsupported value"),
-        ("~: 1\n", "unsupported map key"),
-        ("? [1]\n: 1\n", "unsupported map key"),
-    ],
-)
-def test_runtime_env_errors(yaml_text: str, message: str) -> None:
-    with pytest.raises(SubmitterError, match=message):
-        sm.runtime_env_json(yaml_text)
-
-
-def test_bad_key_inside_a_replaced_duplicate_is_ignored_like_go() -> None:
-    # sigs.k8s.io/yaml converts keys after decoding; the first "a" value is gone by then.
-    assert sm.runtime_env_json("a:\n  ~: 1\na: 2\n") == '{"a":2}'
 
 
 def test_unsafe_values_never_reach_the_shell_unquoted() -> None:
