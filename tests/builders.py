@@ -1,5 +1,5 @@
-"""Small builders for RayJob manifests in tests (the shapes KubeRay's own tests use), and the
-fixture files several suites share.
+"""Small builders for RayJob manifests in tests (the shapes KubeRay's own tests use), the
+fixture files several suites share, and the problems a load reports.
 """
 
 from __future__ import annotations
@@ -7,7 +7,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
+from raygang.kube.errors import Problem, SpecError
+from raygang.loader import load_files
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 BAD = sorted((FIXTURES / "bad").glob("*.yaml"))
@@ -142,3 +145,9 @@ def stuck_file(tmp_path: Path) -> Path:
     job = job_doc("big")
     job["metadata"]["labels"] = {"volcano.sh/queue-name": "tiny"}
     return write(tmp_path / "stuck.yaml", queue, job)
+
+
+def problems_of(*paths: Path) -> tuple[Problem, ...]:
+    with pytest.raises(SpecError) as caught:
+        load_files(list(paths))
+    return caught.value.problems

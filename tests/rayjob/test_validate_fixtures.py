@@ -18,8 +18,7 @@ import pytest
 from raygang.kube.errors import Problem
 from raygang.loader import load_files
 
-from tests.builders import BAD, GOOD, expectations
-from tests.rayjob.conftest import problems_of
+from tests.builders import BAD, GOOD, expectations, problems_of
 
 
 def matches(problem: Problem, where: str, what: str) -> bool:

@@ -1,7 +1,7 @@
-"""Validation as files are loaded (raygang.loader): every document and file reported together.
+"""raygang.loader: validation as files are loaded, every document and file reported together.
 
 Also what the loader decides around the checks: companions, unreadable files, YAML details,
-duplicate jobs and queues, and queues parsed from files and stack config.
+duplicate jobs and queues, and queues from files and stack config.
 """
 
 from __future__ import annotations
@@ -13,10 +13,8 @@ import pytest
 import yaml
 from raygang.kube.errors import SpecError
 from raygang.loader import load_documents, load_files
-from raygang.volcano.queue import parse_queue
 
-from tests.builders import rayjob, worker
-from tests.rayjob.conftest import problems_of
+from tests.builders import problems_of, rayjob, worker
 
 
 def _doc(job: dict[str, Any]) -> str:
@@ -119,30 +117,3 @@ def test_inline_stack_config_problems_name_the_config_key() -> None:
 def test_a_short_form_queue_loses_no_field() -> None:
     with pytest.raises(SpecError, match="would be lost"):
         load_files([], inline_queues=[{"name": "q", "labels": {"a": "b"}, "spec": {}}])
-
-
-def test_a_queue_with_valid_fields_parses() -> None:
-    queue = parse_queue(
-        {
-            "apiVersion": "scheduling.volcano.sh/v1beta1",
-            "kind": "Queue",
-            "metadata": {"name": "q"},
-            "spec": {
-                "weight": 65535,
-                "priority": 3,
-                "parent": "root",
-                "reclaimable": True,
-                "dequeueStrategy": "fifo",
-                "capability": {"cpu": 64, "memory": "256Gi"},
-                "deserved": {"cpu": "32"},
-                "guarantee": {"resource": {"cpu": "8"}},
-            },
-        },
-        "q.yaml",
-    )
-    assert str(queue.guarantee["cpu"]) == "8"
-
-
-def test_a_queue_cannot_be_its_own_parent() -> None:
-    with pytest.raises(SpecError, match="cannot use itself as parent"):
-        parse_queue({"metadata": {"name": "q"}, "spec": {"parent": "q"}}, "q.yaml")
