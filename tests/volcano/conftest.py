@@ -11,6 +11,7 @@ from typing import Any
 
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
+from raygang.kube.core import Toleration
 from raygang.kube.quantity import Quantity
 from raygang.kube.snapshot import ClusterSnapshot, load_snapshot, snapshot_from_objects
 from raygang.kuberay.jobplan import JobPlan
@@ -60,7 +61,7 @@ GPU = "nvidia.com/gpu"
 GPU_TAINT = {"key": GPU, "value": "present", "effect": "NoSchedule"}
 
 
-TOLERATE_GPU = Placement(tolerations=({"key": GPU, "operator": "Exists"},))
+TOLERATE_GPU = Placement(tolerations=(Toleration(key=GPU, operator="Exists"),))
 
 
 ZONE_A = Placement(node_selector={"zone": "a"})

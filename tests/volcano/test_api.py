@@ -1,10 +1,15 @@
-"""Resources in Volcano's units (``api/resource_info.go``) and ``GetInqueueResource``."""
+"""Resources in Volcano's units (``api/resource_info.go``), ``GetInqueueResource`` and the
+placement fields of a pod the predicates read."""
 
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import Any
 
-from raygang.volcano.api import inqueue_resource, to_res
+import pytest
+from pydantic import ValidationError
+from raygang.kube.core import NodeSelectorRequirement, NodeSelectorTerm, PodSpec, Toleration
+from raygang.volcano.api import Placement, inqueue_resource, to_res
 
 from tests.volcano.conftest import (
     check,
@@ -83,3 +88,100 @@ class TestExactUnits:
             )
         )
         assert got == {"cpu": 1500, "memory": 1024, "nvidia.com/gpu": 2000, "pods": 3}
+
+
+class TestPlacement:
+    """``Placement``: the pod spec's scheduling fields as the typed ``kube.core`` models."""
+
+    GPU_TERM = {"matchExpressions": [{"key": "pool", "operator": "NotIn", "values": ["gpu"]}]}
+
+    def spec(self, **fields: Any) -> dict[str, Any]:
+        return {"containers": [{"name": "c", "ports": [{"containerPort": 80}]}], **fields}
+
+    def required(self, *terms: dict[str, Any]) -> dict[str, Any]:
+        selector = {"nodeSelectorTerms": list(terms)}
+        return {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": selector}}
+
+    def test_reads_the_typed_fields(self) -> None:
+        placement = Placement.from_spec(
+            self.spec(
+                tolerations=[{"operator": "Exists"}, {"key": "gpu", "value": "on"}],
+                nodeSelector={"zone": "a"},
+                affinity=self.required(self.GPU_TERM),
+            )
+        )
+        assert placement.tolerations == (
+            Toleration(operator="Exists"),
+            Toleration(key="gpu", value="on"),
+        )
+        assert placement.node_selector == {"zone": "a"}
+        assert placement.required_terms == (
+            NodeSelectorTerm(
+                match_expressions=[
+                    NodeSelectorRequirement(key="pool", operator="NotIn", values=["gpu"])
+                ]
+            ),
+        )
+        assert placement.unmodelled == ()
+
+    def test_of_the_model_equals_from_the_mapping(self) -> None:
+        raw = self.spec(tolerations=[{"key": "gpu", "operator": "Exists"}])
+        assert Placement.of(PodSpec.model_validate(raw)) == Placement.from_spec(raw)
+
+    def test_unset_required_affinity_differs_from_no_terms(self) -> None:
+        assert Placement.from_spec(self.spec()).required_terms is None
+        preferred = {"preferredDuringSchedulingIgnoredDuringExecution": []}
+        assert (
+            Placement.from_spec(self.spec(affinity={"nodeAffinity": preferred})).required_terms
+            is None
+        )
+        assert Placement.from_spec(self.spec(affinity=self.required())).required_terms == ()
+
+    def test_an_empty_or_missing_spec_places_anywhere(self) -> None:
+        assert Placement.from_spec(None) == Placement()
+        assert Placement.from_spec({}) == Placement()
+        assert Placement.of(None) == Placement()
+
+    def test_a_spec_of_the_wrong_shape_is_refused(self) -> None:
+        with pytest.raises(ValidationError):
+            Placement.from_spec(self.spec(tolerations=1))
+        with pytest.raises(ValidationError):
+            Placement.from_spec(self.spec(tolerations=[{"key": 1}]))
+
+    def test_unmodelled_constraints(self) -> None:
+        spec = self.spec(
+            # An empty podAntiAffinity mapping constrains nothing.
+            affinity={"podAntiAffinity": {}},
+            topologySpreadConstraints=[{"maxSkew": 1}],
+            schedulingGates=[{"name": "wait"}],
+        )
+        spec["containers"][0]["ports"].append({"containerPort": 8080, "hostPort": 8080})
+        assert Placement.from_spec(spec).unmodelled == (
+            "topology spread constraints",
+            "host ports",
+            "scheduling gates",
+        )
+        spec["affinity"] = {"podAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": []}}
+        assert Placement.from_spec(spec).unmodelled[0] == "inter-pod affinity"
+
+    def test_key_is_stable_and_tells_placements_apart(self) -> None:
+        def key(**fields: Any) -> str:
+            return Placement.from_spec(self.spec(**fields)).key
+
+        exists = [{"key": "gpu", "operator": "Exists"}]
+        assert key(tolerations=exists) == key(tolerations=exists)
+        assert (
+            key(tolerations=exists)
+            == Placement(tolerations=(Toleration(key="gpu", operator="Exists"),)).key
+        )
+        keys = {
+            key(),
+            key(tolerations=exists),
+            key(tolerations=[{"key": "gpu", "operator": "Equal"}]),
+            key(tolerations=[{"key": "gpu"}]),
+            key(nodeSelector={"zone": "a"}),
+            key(affinity=self.required()),
+            key(affinity=self.required(self.GPU_TERM)),
+            key(affinity=self.required({})),
+        }
+        assert len(keys) == 8

@@ -16,6 +16,7 @@ from fractions import Fraction
 from functools import cached_property
 from typing import Any
 
+from raygang.kube.core import NodeSelectorTerm, PodSpec, Toleration
 from raygang.kube.quantity import Format, Quantity
 
 # kubelet's default maxPods, used for a declared node shape that does not say.
@@ -227,51 +228,57 @@ def ordered(res: Iterable[str]) -> list[str]:
 # --- Pods, nodes and their predicates -----------------------------------------------------
 @dataclass(frozen=True)
 class Placement:
-    """The scheduling fields of a pod spec that the predicates read."""
+    """The scheduling fields of a pod spec that the predicates read, as the typed models."""
 
-    tolerations: tuple[Mapping[str, Any], ...] = ()
+    tolerations: tuple[Toleration, ...] = ()
     node_selector: Mapping[str, str] = field(default_factory=dict)
     # requiredDuringSchedulingIgnoredDuringExecution terms; None when unset.
-    required_terms: tuple[Mapping[str, Any], ...] | None = None
+    required_terms: tuple[NodeSelectorTerm, ...] | None = None
     unmodelled: tuple[str, ...] = ()
 
     @classmethod
-    def of(cls, spec: Mapping[str, Any] | None) -> Placement:
-        spec = spec or {}
-        tolerations = tuple(t for t in spec.get("tolerations") or () if isinstance(t, Mapping))
-        selector = spec.get("nodeSelector") or {}
-        affinity = spec.get("affinity") or {}
-        node_affinity = affinity.get("nodeAffinity") or {}
-        required = node_affinity.get("requiredDuringSchedulingIgnoredDuringExecution")
-        terms = None
-        if isinstance(required, Mapping):
-            terms = tuple(
-                t for t in required.get("nodeSelectorTerms") or () if isinstance(t, Mapping)
-            )
+    def of(cls, pod: PodSpec | None) -> Placement:
+        if pod is None:
+            return cls()
+        affinity = pod.affinity
+        node_affinity = affinity.node_affinity if affinity is not None else None
+        required = (
+            node_affinity.required_during_scheduling_ignored_during_execution
+            if node_affinity is not None
+            else None
+        )
         unmodelled = []
-        if affinity.get("podAffinity") or affinity.get("podAntiAffinity"):
+        if affinity is not None and (affinity.pod_affinity or affinity.pod_anti_affinity):
             unmodelled.append("inter-pod affinity")
-        if spec.get("topologySpreadConstraints"):
+        if pod.topology_spread_constraints:
             unmodelled.append("topology spread constraints")
-        if any(
-            p.get("hostPort") for c in spec.get("containers") or () for p in c.get("ports") or ()
-        ):
+        if any(p.host_port for c in pod.containers for p in c.ports or ()):
             unmodelled.append("host ports")
-        if spec.get("schedulingGates"):
+        if pod.scheduling_gates:
             unmodelled.append("scheduling gates")
         return cls(
-            tolerations,
-            {str(k): str(v) for k, v in selector.items()} if isinstance(selector, Mapping) else {},
-            terms,
+            tuple(pod.tolerations or ()),
+            dict(pod.node_selector or {}),
+            tuple(required.node_selector_terms) if required is not None else None,
             tuple(unmodelled),
         )
+
+    @classmethod
+    def from_spec(cls, spec: Mapping[str, Any] | None) -> Placement:
+        """The placement of a pod spec mapping; an empty or missing spec places anywhere.
+
+        Raises:
+            pydantic.ValidationError: the spec is not a pod spec ``PodSpec`` reads.
+        """
+        return cls.of(PodSpec.model_validate(spec)) if spec else cls()
 
     @cached_property
     def key(self) -> str:
         """What the static predicates read, as one comparable value.
 
-        ``repr`` is exact for the plain values of a manifest; two equal placements
-        written in another key order only miss each other's cached results.
+        The models' ``repr`` names every field in declaration order, so it is exact and
+        stable; two equal node selectors written in another key order only miss each
+        other's cached results.
         """
         return repr((self.tolerations, self.node_selector, self.required_terms))
 

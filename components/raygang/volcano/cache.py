@@ -191,13 +191,17 @@ def quantities_of(raw: object) -> dict[str, Quantity]:
     return out
 
 
-def pod_request(spec: Mapping[str, Any]) -> Res | None:
-    """Volcano's ``GetPodResourceRequest``: the effective request plus ``pods: 1``."""
+def read_pod_spec(spec: Mapping[str, Any]) -> PodSpec | None:
+    """The pod spec as the typed model; None when it is not one (the pod is unreadable)."""
     try:
-        model = PodSpec.model_validate(spec)
+        return PodSpec.model_validate(spec)
     except ValidationError:
         return None
-    request = to_res(effective_pod_requests(model, "pod").requests)
+
+
+def pod_request(pod: PodSpec) -> Res:
+    """Volcano's ``GetPodResourceRequest``: the effective request plus ``pods: 1``."""
+    request = to_res(effective_pod_requests(pod, "pod").requests)
     request["pods"] = 1
     return request
 
@@ -254,8 +258,8 @@ def parse_snapshot(snapshot: ClusterSnapshot) -> ParsedSnapshot:
         if group is not None:
             owners.add((namespace, group))
         label = f"{namespace}/{meta.get('name')}"
-        request = pod_request(spec)
-        if request is None:
+        model = read_pod_spec(spec)
+        if model is None:
             pods.append((namespace, group, None, label))
             continue
         pod = SnapPod(
@@ -266,8 +270,8 @@ def parse_snapshot(snapshot: ClusterSnapshot) -> ParsedSnapshot:
             terminating=bool(meta.get("deletionTimestamp")),
             group=str(group) if group else None,
             volcano=spec.get("schedulerName") == SCHEDULER,
-            request=request,
-            placement=Placement.of(spec),
+            request=pod_request(model),
+            placement=Placement.of(model),
             created=str(meta.get("creationTimestamp") or ""),
         )
         pods.append((namespace, group, pod, label))

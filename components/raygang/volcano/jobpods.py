@@ -99,7 +99,8 @@ def job_pods(plan: JobPlan) -> JobPods:
     """The job's pods with their requests (as the scheduler sees them) and constraints.
 
     Tolerations, nodeSelector and affinity come from the objects raygang creates: the
-    rendered RayCluster's pod templates and the submitter Job's.
+    rendered RayCluster's pod templates and the submitter Job's, read through the typed
+    ``PodSpec`` (they are the job's validated templates plus metadata, so they validate).
     """
     cluster_resource = plan.resource("raycluster")
     manifest = (
@@ -119,14 +120,14 @@ def job_pods(plan: JobPlan) -> JobPods:
         request["pods"] = 1
         if share.role == "head":
             spec = template_spec(manifest, "spec", "headGroupSpec", "template", "spec")
-            placement = Placement.of(spec)
+            placement = Placement.from_spec(spec)
             head = Task("head", share.group, f"{job}-head-*", request, placement)
             roles.append((head, 1, 0))
         elif share.role == "worker":
             index = worker_index
             worker_index += 1
             spec = template_spec(manifest, "spec", "workerGroupSpecs", index, "template", "spec")
-            placement = Placement.of(spec)
+            placement = Placement.from_spec(spec)
             task = Task(
                 f"worker group {share.group}",
                 share.group,
@@ -145,7 +146,7 @@ def job_pods(plan: JobPlan) -> JobPods:
             spec = template_spec(
                 resource.manifest if resource else None, "spec", "template", "spec"
             )
-            placement = Placement.of(spec)
+            placement = Placement.from_spec(spec)
             submitter = Task("submitter", share.group, f"{job}-*", request, placement)
         else:
             continue

@@ -10,22 +10,25 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from raygang.kube.core import NodeSelectorRequirement, NodeSelectorTerm, Toleration
 from raygang.volcano.api import Node, Num, Task, fits_in, short_on_node
 
 UNSCHEDULABLE_TAINT = "node.kubernetes.io/unschedulable"
 
+# The taint NodeUnschedulable matches a cordoned node's tolerations against.
+CORDON_TAINT: Mapping[str, Any] = {"key": UNSCHEDULABLE_TAINT, "effect": "NoSchedule"}
 
-def tolerates(toleration: Mapping[str, Any], taint: Mapping[str, Any]) -> bool:
-    """Kubernetes' ``Toleration.ToleratesTaint``."""
-    effect = toleration.get("effect") or ""
-    if effect and effect != taint.get("effect"):
+
+def tolerates(toleration: Toleration, taint: Mapping[str, Any]) -> bool:
+    """Kubernetes' ``Toleration.ToleratesTaint``: an empty effect or key matches any,
+    ``Exists`` ignores the value and an empty operator means ``Equal``."""
+    if toleration.effect and toleration.effect != taint.get("effect"):
         return False
-    key = toleration.get("key") or ""
-    if key and key != taint.get("key"):
+    if toleration.key and toleration.key != taint.get("key"):
         return False
-    if (toleration.get("operator") or "Equal") == "Exists":
+    if (toleration.operator or "Equal") == "Exists":
         return True
-    return str(toleration.get("value") or "") == str(taint.get("value") or "")
+    return (toleration.value or "") == str(taint.get("value") or "")
 
 
 def untolerated(task: Task, node: Node) -> Mapping[str, Any] | None:
@@ -41,9 +44,10 @@ def untolerated(task: Task, node: Node) -> Mapping[str, Any] | None:
     return None
 
 
-def expression_matches(expr: Mapping[str, Any], value: str | None) -> bool:
-    operator = expr.get("operator")
-    values = [str(v) for v in expr.get("values") or ()]
+def requirement_matches(requirement: NodeSelectorRequirement, value: str | None) -> bool:
+    """One requirement against a node's label or field, ``None`` when the node has none."""
+    operator = requirement.operator
+    values = requirement.values or ()
     if operator == "In":
         return value is not None and value in values
     if operator == "NotIn":
@@ -61,17 +65,17 @@ def expression_matches(expr: Mapping[str, Any], value: str | None) -> bool:
     return False
 
 
-def term_matches(term: Mapping[str, Any], node: Node) -> bool:
-    expressions = [e for e in term.get("matchExpressions") or () if isinstance(e, Mapping)]
-    fields = [e for e in term.get("matchFields") or () if isinstance(e, Mapping)]
+def term_matches(term: NodeSelectorTerm, node: Node) -> bool:
+    """A term matches when all its requirements do; ``matchFields`` read ``metadata.name``."""
+    expressions = term.match_expressions or ()
+    fields = term.match_fields or ()
     if not expressions and not fields:
         # An empty term matches no node (Kubernetes' NodeSelectorTerm semantics).
         return False
-    if not all(expression_matches(e, node.labels.get(str(e.get("key")))) for e in expressions):
+    if not all(requirement_matches(e, node.labels.get(e.key)) for e in expressions):
         return False
     return all(
-        expression_matches(e, node.name if e.get("key") == "metadata.name" else None)
-        for e in fields
+        requirement_matches(e, node.name if e.key == "metadata.name" else None) for e in fields
     )
 
 
@@ -102,8 +106,7 @@ def static_uncached(task: Task, node: Node) -> str | None:
     required node affinity), TaintToleration (NoSchedule and NoExecute taints).
     """
     if node.unschedulable and not any(
-        tolerates(t, {"key": UNSCHEDULABLE_TAINT, "effect": "NoSchedule"})
-        for t in task.placement.tolerations
+        tolerates(t, CORDON_TAINT) for t in task.placement.tolerations
     ):
         return "node(s) were unschedulable"
     if not selects(task, node):
