@@ -4,17 +4,26 @@ fixture files several suites share, and the problems a load reports.
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
+from hypothesis import strategies as st
 from raygang.kube.errors import Problem, SpecError
 from raygang.loader import load_files
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 BAD = sorted((FIXTURES / "bad").glob("*.yaml"))
 GOOD = sorted((FIXTURES / "good").glob("*.yaml"))
+
+BASH = shutil.which("bash") or "/bin/bash"
+
+# Text a Go string and a bash word can both hold: no NUL, no lone surrogate.
+shell_text = st.text(
+    alphabet=st.characters(exclude_categories=["Cs"], exclude_characters="\x00"), max_size=40
+)
 
 # KubeRay samples raygang refuses, and why (test_cli.py checks the refusal).
 REFUSED = {

@@ -6,13 +6,9 @@ The RayJob specs are KubeRay's own test shapes (``rayJobTemplate()`` in KubeRay 
 
 from __future__ import annotations
 
-import shutil
 from typing import Any
 
-from hypothesis import strategies as st
 from raygang.kuberay.submitter import build_submit_command, submitter_pod_template
-
-BASH = shutil.which("bash") or "/bin/bash"
 
 KUBERAY_ENTRYPOINT = "echo no quote 'single quote' \"double quote\""
 
@@ -95,8 +91,3 @@ def template_for(spec: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
     }
     args.update(kwargs)
     return submitter_pod_template(**args)
-
-
-shell_text = st.text(
-    alphabet=st.characters(exclude_categories=["Cs"], exclude_characters="\x00"), max_size=40
-)

@@ -1,4 +1,4 @@
-"""The submit command through the real ``/bin/bash``: quoting that runs nothing, round trips.
+"""The submit command through the real ``/bin/bash``: its quoting runs nothing.
 
 The tests run the generated command with stub ``ray`` and ``python`` executables, so they
 need no Ray cluster and stay fast.
@@ -7,7 +7,6 @@ need no Ray cluster and stay fast.
 from __future__ import annotations
 
 import json
-import os
 import stat
 import subprocess
 import sys
@@ -15,14 +14,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-from raygang.kube import goquote
-from raygang.kube.goquote import go_quote, shell_quote
 from raygang.kuberay import submitter as sm
 from raygang.kuberay.submitter import build_submit_command, submit_shell
 
-from tests.kuberay.conftest import BASH, shell_text
+from tests.builders import BASH
 
 STUB = """#!{python}
 import json, os, sys
@@ -98,63 +93,3 @@ def test_malicious_runtime_env_survives_bash_and_runs_nothing(
         ["job", "submit"],
         ["job", "logs"],
     ]
-
-
-def test_kuberays_go_quoting_alone_would_execute_substitutions(tmp_path: Path) -> None:
-    # Why shell_quote deviates from strconv.Quote: bash expands $(...) inside "...".
-    value = "$(echo INJECTED)"
-    printed = subprocess.run(
-        [BASH, "-c", f"printf %s {go_quote(value)}"],
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=30,
-        cwd=tmp_path,
-    ).stdout
-    assert printed == "INJECTED"
-    assert shell_quote(value) == '"\\$(echo INJECTED)"'
-
-
-def bash_words(words: list[str]) -> list[str]:
-    """What bash makes of each shell_quote()d word."""
-    script = "printf '%s\\0' " + " ".join(shell_quote(w) for w in words)
-    out = subprocess.run(
-        [BASH, "-ce", "--", script],
-        capture_output=True,
-        check=True,
-        timeout=60,
-        env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": "/nonexistent"},
-    ).stdout
-    return out.decode("utf-8").split("\0")[:-1]
-
-
-@settings(max_examples=60, deadline=None)
-@given(st.lists(shell_text, min_size=1, max_size=25))
-def test_shell_quote_round_trips_through_bash(words: list[str]) -> None:
-    assert bash_words(words) == words
-
-
-@given(shell_text)
-def test_shell_quote_equals_go_quote_when_bash_would_agree(text: str) -> None:
-    safe = all(goquote._go_is_print(ord(c)) and c not in "$`" for c in text)
-    if safe:
-        assert shell_quote(text) == go_quote(text)
-    else:
-        assert shell_quote(text) != go_quote(text)
-
-
-@settings(max_examples=60, deadline=None)
-@given(
-    st.dictionaries(
-        st.text(min_size=1, max_size=8).filter(lambda k: "\x00" not in k),
-        shell_text,
-        max_size=4,
-    )
-)
-def test_metadata_json_survives_bash(metadata: dict[str, str]) -> None:
-    if not metadata:
-        return
-    text = sm.go_json_dumps(metadata)
-    assert json.loads(text) == metadata
-    (word,) = bash_words([text])
-    assert json.loads(word) == metadata

@@ -18,7 +18,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from raygang.kube.bashsyntax import go_trim_space
 
-from tests.kuberay.conftest import BASH, job_spec, shell_text, template_for
+from tests.builders import BASH, shell_text
+from tests.kuberay.conftest import job_spec, template_for
 
 GUARD_STUB = """#!{python}
 import json, os, sys

@@ -8,7 +8,8 @@ import pytest
 from raygang.kube.goquote import SubmitterError
 from raygang.kuberay.submitter import sidecar_container
 
-from tests.kuberay.conftest import BASH, job_spec
+from tests.builders import BASH
+from tests.kuberay.conftest import job_spec
 
 
 def test_sidecar_custom_dashboard_port_in_health_url() -> None:
