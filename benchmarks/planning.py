@@ -1,4 +1,4 @@
-"""Planning benchmarks: ``load_documents`` + ``plan_everything`` + ``render_json``.
+"""Planning benchmarks: ``load_documents`` + ``plan_everything`` + ``write_json``.
 
 ``raygang.pipeline.plan_everything`` is what ``raygang plan`` and the Pulumi program
 run: the plan, the lifecycle decision and the preflight of every job.
@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import hashlib
+import io
 import time
 import tracemalloc
 from collections.abc import Callable, Sequence
@@ -21,7 +23,7 @@ from raygang.kuberay.gang import Accounting
 from raygang.loader import Documents, load_documents
 from raygang.pipeline import plan_everything
 from raygang.plan import StackPlan
-from raygang.render import render_json
+from raygang.render import write_json
 from raygang.settings import StackSettings
 
 from benchmarks.measure import best_of, fit_exponent, maxrss_bytes
@@ -61,13 +63,39 @@ def plan_once(
     settings: StackSettings,
     snapshot: ClusterSnapshot | None = None,
 ) -> tuple[str, int]:
-    """What ``raygang plan --format json`` does after reading its inputs.
+    """What ``raygang plan --format json`` does after reading its inputs: the plan is
+    written as it is produced (to stdout there; here to a sink that keeps its digest).
 
     Returns:
-        The JSON text and the number of jobs planned.
+        The SHA-256 of the JSON text and the number of jobs planned.
     """
     plan = planner(load_documents(docs), settings, snapshot)
-    return render_json(plan), len(plan.jobs)
+    sink = DigestSink()
+    write_json(plan, sink)
+    if not sink.chars:
+        raise AssertionError("the plan wrote nothing")
+    return sink.hexdigest(), len(plan.jobs)
+
+
+class DigestSink(io.TextIOBase):
+    """A text stream that keeps only the SHA-256 and the length of what is written."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._hash = hashlib.sha256()
+        self.chars = 0
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        self._hash.update(text.encode("utf-8"))
+        self.chars += len(text)
+        return len(text)
+
+    def hexdigest(self) -> str:
+        """The SHA-256 of the UTF-8 text written so far."""
+        return self._hash.hexdigest()
 
 
 @dataclass
@@ -274,10 +302,10 @@ def measure_memory(jobs: int, nodes: int = 0, seed: int = 20251129) -> MemoryRes
     snapshot = snapshot_from_objects(make_snapshot_objects(nodes), "bench") if nodes else None
     tracemalloc.start()
     try:
-        text, planned = plan_once(planner, docs, StackSettings(), snapshot)
+        digest, planned = plan_once(planner, docs, StackSettings(), snapshot)
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
-    if planned != jobs or not text:
+    if planned != jobs or not digest:
         raise AssertionError(f"planned {planned} jobs of {jobs}")
     return MemoryResult(jobs, f"{nodes} nodes" if nodes else "none", peak, maxrss_bytes())

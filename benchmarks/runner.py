@@ -248,7 +248,7 @@ def _planning_section(p: Printer, config: Config) -> tuple[PlanningResult, Targe
         nodes=config.nodes,
         budget=config.preflight_budget,
     )
-    p.line(f"[planning] load_documents + {result.planner} + render_json, time per job")
+    p.line(f"[planning] load_documents + {result.planner} + write_json, time per job")
     p.line(
         f"  snapshot: {result.snapshot_nodes} nodes, {result.snapshot_objects} objects, "
         f"indexed in {format_seconds(result.snapshot_build_seconds)} (not in the times below)"

@@ -19,7 +19,7 @@ from raygang.kuberay.gang import Accounting
 from raygang.loader import load_files
 from raygang.pipeline import plan_everything, preflight_gate, resolve_now, resolve_snapshot
 from raygang.plan import StackPlan
-from raygang.render import OutDirError, render_json, render_table, render_yaml, write_manifests
+from raygang.render import OutDirError, render_table, render_yaml, write_json, write_manifests
 from raygang.settings import StackSettings, read_stack_file
 
 __all__ = [
@@ -249,8 +249,10 @@ def _main(argv: Sequence[str] | None) -> int:
             print(f"raygang: note: {note}", file=sys.stderr)
         for path in written:
             print(path)
+    elif args.format == "json":
+        write_json(plan, sys.stdout)
     else:
-        render = {"table": render_table, "json": render_json, "yaml": render_yaml}[args.format]
+        render = {"table": render_table, "yaml": render_yaml}[args.format]
         sys.stdout.write(render(plan))
     gate = preflight_gate(plan, args.preflight or settings.preflight)
     for warning in gate.warnings:

@@ -11,7 +11,7 @@ import io
 import json
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 import yaml
 
@@ -30,6 +30,7 @@ __all__ = [
     "render_table",
     "render_yaml",
     "stream",
+    "write_json",
     "write_manifests",
 ]
 
@@ -166,14 +167,21 @@ def plan_document(plan: StackPlan) -> dict[str, Any]:
     }
 
 
-def render_json(plan: StackPlan) -> str:
-    """``raygang plan --format json``."""
-    # json.dumps with an indent joins a list of every chunk it produced (hundreds of
-    # thousands for a large stack, about a quarter of planning's peak memory); json.dump
-    # writes each chunk as it comes, and StringIO keeps only the text. Same bytes.
-    out = io.StringIO()
+def write_json(plan: StackPlan, out: TextIO | io.TextIOBase) -> None:
+    """``raygang plan --format json``, written to ``out`` as it is produced.
+
+    ``json.dump`` hands each piece to ``out`` as it goes; ``json.dumps`` with an indent
+    would first join a list of every piece (hundreds of thousands for a large stack), and
+    a returned string would hold the whole text besides the plan.
+    """
     json.dump(plan_document(plan), out, indent=2)
     out.write("\n")
+
+
+def render_json(plan: StackPlan) -> str:
+    """``raygang plan --format json`` as a string (:func:`write_json`'s text)."""
+    out = io.StringIO()
+    write_json(plan, out)
     return out.getvalue()
 
 

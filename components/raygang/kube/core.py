@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Mapping
+from types import MappingProxyType
 from typing import Annotated, Any, Self, TypeVar, cast, dataclass_transform
 
 from pydantic import (
@@ -48,6 +49,7 @@ __all__ = [
     "PreferredSchedulingTerm",
     "ResourceRequirements",
     "Toleration",
+    "empty_map",
 ]
 
 
@@ -92,7 +94,7 @@ def _number_text(value: float | int) -> str:
 
 QuantityField = Annotated[Quantity, PlainValidator(_to_quantity)]
 
-ResourceList = dict[StrictStr, QuantityField]
+ResourceList = Mapping[StrictStr, QuantityField]
 
 
 # Strictness lives on the leaves (StrictStr, StrictInt, ...): the raw manifest is sent as
@@ -135,6 +137,15 @@ def field(
     return Field(**options)
 
 
+_EMPTY: Mapping[Any, Any] = MappingProxyType({})
+
+
+def empty_map() -> Mapping[Any, Any]:
+    # One read-only empty map for every absent map field: the models are frozen and a job
+    # has a few hundred such fields, each of which would otherwise hold its own empty dict.
+    return _EMPTY
+
+
 @dataclass_transform(kw_only_default=True, frozen_default=True, field_specifiers=(field,))
 def frozen_model(cls: type[_T]) -> type[_T]:
     """Make ``cls`` a frozen, slotted pydantic dataclass with the manifests' config.
@@ -173,16 +184,20 @@ class ObjectMeta(FrozenModel):
     name: StrictStr = ""
     generate_name: StrictStr | None = None
     namespace: StrictStr = "default"
-    labels: dict[StrictStr, StrictStr] = field(default_factory=dict)
-    annotations: dict[StrictStr, StrictStr] = field(default_factory=dict)
+    labels: Mapping[StrictStr, StrictStr] = field(default_factory=empty_map)
+    annotations: Mapping[StrictStr, StrictStr] = field(default_factory=empty_map)
 
 
 @frozen_model
 class ResourceRequirements(FrozenModel):
     """``resources`` of a container, with quantities parsed exactly."""
 
-    requests: ResourceList = field(default_factory=dict)
-    limits: ResourceList = field(default_factory=dict)
+    requests: ResourceList = field(default_factory=empty_map)
+    limits: ResourceList = field(default_factory=empty_map)
+
+
+# Shared like the empty maps: a container without ``resources`` asks for nothing.
+_NO_RESOURCES = ResourceRequirements()
 
 
 @frozen_model
@@ -277,7 +292,7 @@ class Container(FrozenModel):
     ports: list[ContainerPort] | None = None
     volume_mounts: list[dict[StrictStr, Any]] | None = None
     env_from: list[dict[StrictStr, Any]] | None = None
-    resources: ResourceRequirements = field(default_factory=ResourceRequirements)
+    resources: ResourceRequirements = field(default_factory=lambda: _NO_RESOURCES)
     # Only init containers use it: "Always" makes a native sidecar (KEP-753).
     restart_policy: StrictStr | None = None
 
@@ -288,7 +303,7 @@ class PodSpec(FrozenModel):
 
     containers: list[Container] = field(min_length=1)
     init_containers: list[Container] = field(default_factory=list)
-    overhead: ResourceList = field(default_factory=dict)
+    overhead: ResourceList = field(default_factory=empty_map)
     # Pod-level resources (KEP-2837) replace the container sum for the names they set.
     resources: ResourceRequirements | None = None
     restart_policy: StrictStr | None = None
@@ -305,9 +320,12 @@ class PodSpec(FrozenModel):
     priority_class_name: StrictStr | None = None
 
 
+_NO_METADATA = ObjectMeta()
+
+
 @frozen_model
 class PodTemplate(FrozenModel):
     """A pod template: metadata and spec."""
 
-    metadata: ObjectMeta = field(default_factory=ObjectMeta)
+    metadata: ObjectMeta = field(default_factory=lambda: _NO_METADATA)
     spec: PodSpec

@@ -31,6 +31,7 @@ from raygang.kube.core import (
     ObjectMeta,
     PodTemplate,
     ResourceRequirements,
+    empty_map,
     field,
     frozen_model,
 )
@@ -65,9 +66,9 @@ class HeadGroupSpec(FrozenModel):
 
     template: PodTemplate
     # The CRD declares both maps as string to string; `num-cpus: 1` is refused.
-    ray_start_params: dict[StrictStr, StrictStr] = field(default_factory=dict)
-    resources: dict[StrictStr, StrictStr] = field(default_factory=dict)
-    labels: dict[StrictStr, StrictStr] = field(default_factory=dict)
+    ray_start_params: Mapping[StrictStr, StrictStr] = field(default_factory=empty_map)
+    resources: Mapping[StrictStr, StrictStr] = field(default_factory=empty_map)
+    labels: Mapping[StrictStr, StrictStr] = field(default_factory=empty_map)
 
 
 @frozen_model
@@ -82,9 +83,9 @@ class WorkerGroupSpec(FrozenModel):
     suspend: StrictBool | None = None
     idle_timeout_seconds: StrictInt | None = None
     template: PodTemplate
-    ray_start_params: dict[StrictStr, StrictStr] = field(default_factory=dict)
-    resources: dict[StrictStr, StrictStr] = field(default_factory=dict)
-    labels: dict[StrictStr, StrictStr] = field(default_factory=dict)
+    ray_start_params: Mapping[StrictStr, StrictStr] = field(default_factory=empty_map)
+    resources: Mapping[StrictStr, StrictStr] = field(default_factory=empty_map)
+    labels: Mapping[StrictStr, StrictStr] = field(default_factory=empty_map)
 
 
 @frozen_model
@@ -122,7 +123,7 @@ class RayJobSpec(FrozenModel):
 
     entrypoint: StrictStr = ""
     runtime_env_yaml: StrictStr | None = field(default=None, alias="runtimeEnvYAML")
-    metadata: dict[StrictStr, StrictStr] = field(default_factory=dict)
+    metadata: Mapping[StrictStr, StrictStr] = field(default_factory=empty_map)
     entrypoint_num_cpus: StrictFloat | None = None
     entrypoint_num_gpus: StrictFloat | None = None
     entrypoint_resources: StrictStr | None = None
@@ -132,7 +133,7 @@ class RayJobSpec(FrozenModel):
     shutdown_after_job_finishes: StrictBool = False
     ttl_seconds_after_finished: StrictInt = 0
     suspend: StrictBool = False
-    cluster_selector: dict[StrictStr, StrictStr] = field(default_factory=dict)
+    cluster_selector: Mapping[StrictStr, StrictStr] = field(default_factory=empty_map)
     job_id: StrictStr | None = None
     backoff_limit: StrictInt = 0
     active_deadline_seconds: StrictInt | None = None

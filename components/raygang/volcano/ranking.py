@@ -10,6 +10,7 @@ import heapq
 import itertools
 import math
 import operator
+import sys
 from collections.abc import Callable, Iterable, Sequence
 from fractions import Fraction
 from typing import Any
@@ -269,7 +270,7 @@ class Order:
                 if self.visited >= self.eager_after:
                     rest = [i for _, _, ln, p in heads for i in self.lanes[ln][0][p:]]
                     heads.clear()
-                    pending.extend(self.rank_all(rest))
+                    pending.extend(map(self.ranking.entry, self.rank_all(rest)))
                     pending.sort()
                     found.extend(pending)
                     pending.clear()
@@ -284,7 +285,7 @@ class Order:
                     heapq.heappop(heads)
                 value = self.rank(index)
                 if value is not None:
-                    heapq.heappush(pending, (value, index))
+                    heapq.heappush(pending, self.ranking.entry((value, index)))
             elif pending:
                 found.append(heapq.heappop(pending))
             else:
@@ -460,8 +461,14 @@ class Ranking:
             room is n.idle for n, room in zip(self.nodes, self.rooms, strict=True)
         )
         self._errors: dict[tuple[Any, ...], dict[str, str]] = {}
+        self._entries: dict[tuple[Rank, int], tuple[Rank, int]] = {}
         self._allowed: dict[str, list[bool]] = {}
         self._fitting: dict[tuple[Any, ...], tuple[int, bytes]] = {}
+
+    def entry(self, entry: tuple[Rank, int]) -> tuple[Rank, int]:
+        """One object for each ``(rank, index)`` of every order: pods of different kinds
+        often rank a node alike, and the orders keep up to ``kept`` kinds of every node."""
+        return self._entries.setdefault(entry, entry)
 
     def column(self, source: str, name: str) -> list[Num]:
         """One quantity of every node: of its ``room`` (FutureIdle), ``idle`` or
@@ -481,7 +488,8 @@ class Ranking:
         """Drop what was ranked. Its orders refer back to it, so a ranking nobody uses
         would otherwise wait, with every order, for the garbage collector; ranking again is
         still right."""
-        for cache in (self._orders, self._views, self._errors, self._allowed, self._fitting):
+        caches = (self._orders, self._views, self._errors, self._allowed, self._fitting)
+        for cache in (*caches, self._entries):
             cache.clear()
 
     def changed(self, nodes: Sequence[Node]) -> set[int]:
@@ -573,7 +581,10 @@ class Ranking:
             return {n.name: r for n in nodes if (r := fit_failure(task, n)) is not None}
         known = self._errors.get(task.shape)
         if known is None:
-            known = {n.name: r for n in self.nodes if (r := fit_failure(task, n)) is not None}
+            # Interned: a few reasons repeat over every node of up to ``kept`` kinds of pods.
+            known = {
+                n.name: sys.intern(r) for n in self.nodes if (r := fit_failure(task, n)) is not None
+            }
             self._remember(self._errors, task.shape, known)
         # The known reasons, redone for the changed nodes (callers only count reasons, so
         # the order of the keys does not matter).
