@@ -135,12 +135,17 @@ def _own(parent: dict[str, Any], key: str) -> dict[str, Any]:
     return owned
 
 
-def _add_pod_metadata(template: dict[str, Any], item: RayJobInput, task: str) -> None:
-    """KubeRay's AddMetadataToChildResource on a pod template, done once at plan time."""
+def _add_pod_metadata(
+    template: dict[str, Any], labels: Mapping[str, str], group: str, task: str
+) -> None:
+    """KubeRay's AddMetadataToChildResource on a pod template, done once at plan time:
+    the job's scheduling ``labels`` and the PodGroup name ``group`` (one object for all
+    of a job's templates)."""
     meta = _own(template, "metadata")
-    _own(meta, "labels").update(_scheduling_labels(item))
+    if labels or not isinstance(meta.get("labels"), Mapping):
+        _own(meta, "labels").update(labels)
     annotations = _own(meta, "annotations")
-    annotations[GROUP_NAME_ANNOTATION] = podgroup_name(item.name)
+    annotations[GROUP_NAME_ANNOTATION] = group
     annotations[TASK_SPEC_ANNOTATION] = task
     _own(template, "spec")["schedulerName"] = SCHEDULER
 
@@ -235,13 +240,15 @@ def raycluster_manifest(
     # nothing writes to after planning (the lifecycle edits copies).
     spec = dict(item.spec_view().get("rayClusterSpec") or {})
     head = _own(_own(spec, "headGroupSpec"), "template")
-    _add_pod_metadata(head, item, HEAD_GROUP)
+    labels, group = _scheduling_labels(item), podgroup_name(item.name)
+    _add_pod_metadata(head, labels, group, HEAD_GROUP)
     groups = spec.get("workerGroupSpecs")
     if isinstance(groups, list):
         spec["workerGroupSpecs"] = [dict(g) if isinstance(g, Mapping) else g for g in groups]
-        for group in spec["workerGroupSpecs"]:
-            if isinstance(group, dict):
-                _add_pod_metadata(_own(group, "template"), item, str(group.get("groupName", "")))
+        for worker in spec["workerGroupSpecs"]:
+            if isinstance(worker, dict):
+                name = str(worker.get("groupName", ""))
+                _add_pod_metadata(_own(worker, "template"), labels, group, name)
     annotations = dict(item.job.metadata.annotations)
     if mode == "SidecarMode":
         head_spec = head["spec"]
@@ -257,7 +264,7 @@ def raycluster_manifest(
         annotations["ray.io/disable-provisioned-head-restart"] = "true"
     if mode == "K8sJobMode":
         # KubeRay annotates the RayCluster object itself only in K8sJobMode.
-        annotations[GROUP_NAME_ANNOTATION] = podgroup_name(item.name)
+        annotations[GROUP_NAME_ANNOTATION] = group
         annotations[TASK_SPEC_ANNOTATION] = ""
     annotations[WAIT_FOR] = "jsonpath={.status.state}=ready"
     annotations[TIMEOUT] = str(settings.cluster_ready_timeout_seconds)
@@ -295,7 +302,8 @@ def submitter_job_manifest(
         labels=labels,
         fail_on_job_failure=settings.fail_on_job_failure,
     )
-    _add_pod_metadata(_own(_own(job, "spec"), "template"), item, SUBMITTER_GROUP)
+    template = _own(_own(job, "spec"), "template")
+    _add_pod_metadata(template, _scheduling_labels(item), podgroup_name(item.name), SUBMITTER_GROUP)
     annotations = _own(_own(job, "metadata"), "annotations")
     if settings.wait_for_completion:
         annotations[TIMEOUT] = str(settings.completion_timeout_seconds)

@@ -460,7 +460,7 @@ class Ranking:
         self.settled = self.integral and all(
             room is n.idle for n, room in zip(self.nodes, self.rooms, strict=True)
         )
-        self._errors: dict[tuple[Any, ...], dict[str, str]] = {}
+        self._errors: dict[tuple[Any, ...], tuple[str | None, ...]] = {}
         self._entries: dict[tuple[Rank, int], tuple[Rank, int]] = {}
         self._allowed: dict[str, list[bool]] = {}
         self._fitting: dict[tuple[Any, ...], tuple[int, bytes]] = {}
@@ -581,14 +581,15 @@ class Ranking:
             return {n.name: r for n in nodes if (r := fit_failure(task, n)) is not None}
         known = self._errors.get(task.shape)
         if known is None:
-            # Interned: a few reasons repeat over every node of up to ``kept`` kinds of pods.
-            known = {
-                n.name: sys.intern(r) for n in self.nodes if (r := fit_failure(task, n)) is not None
-            }
+            # Per node, in node order (a tuple: a dict of every node's name would be kept
+            # for each of up to ``kept`` kinds of pods); interned, as a few reasons repeat.
+            known = tuple(
+                None if (r := fit_failure(task, n)) is None else sys.intern(r) for n in self.nodes
+            )
             self._remember(self._errors, task.shape, known)
         # The known reasons, redone for the changed nodes (callers only count reasons, so
         # the order of the keys does not matter).
-        out = dict(known)
+        out = {n.name: r for n, r in zip(self.nodes, known, strict=True) if r is not None}
         for index in self.changed(nodes):
             node = nodes[index]
             reason = fit_failure(task, node)
