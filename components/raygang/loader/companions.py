@@ -1,0 +1,123 @@
+"""The companion objects: checked, placed in a namespace, and tied to their file's jobs.
+
+A companion (a ConfigMap, ServiceAccount, PVC, custom resource ...) belongs to its file: it
+is created once, every RayJob of the file depends on it, and without a namespace it goes
+to the namespace of the file's RayJobs (``default`` when they have none, as kubectl would
+put both). A file whose RayJobs are in several namespaces must name the companion's
+namespace. The same object declared identically in two files is created once, for the
+jobs of both; declared differently, it is an error. Stack config holds RayJobs only.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from raygang.kube.errors import Problem, describe_value
+from raygang.plan import CLUSTER_SCOPED_KINDS, Companion
+from raygang.rayjob.spec import RayJobInput
+
+__all__ = ["canonical", "companion_problems", "companions", "group_of"]
+
+
+def companion_problems(doc: Mapping[str, Any], source: str) -> list[Problem]:
+    problems = []
+    api = doc.get("apiVersion")
+    if not isinstance(api, str) or not api:
+        problems.append(
+            Problem(source, "apiVersion", "is required but missing", "e.g. v1 or apps/v1")
+        )
+    if not isinstance(doc.get("kind"), str):
+        problems.append(
+            Problem(source, "kind", f"{describe_value(doc.get('kind'))} is not a kind", "a string")
+        )
+    meta = doc.get("metadata")
+    name = meta.get("name") if isinstance(meta, Mapping) else None
+    if not isinstance(name, str) or not name:
+        generate = meta.get("generateName") if isinstance(meta, Mapping) else None
+        why = (
+            f"is missing; metadata.generateName ({generate!r}) is accepted on RayJobs only, "
+            "since nothing could refer to a companion by a name made at creation"
+            if generate
+            else "is required but missing"
+        )
+        problems.append(Problem(source, "metadata.name", why, "the object's name"))
+    namespace = meta.get("namespace") if isinstance(meta, Mapping) else None
+    if namespace is not None and (not isinstance(namespace, str) or not namespace):
+        problems.append(
+            Problem(
+                source,
+                "metadata.namespace",
+                f"{describe_value(namespace)} is not a namespace",
+                "a namespace name, or none for the namespace of the file's RayJobs",
+            )
+        )
+    return problems
+
+
+def group_of(api_version: str) -> str:
+    return api_version.rpartition("/")[0]
+
+
+def companions(
+    found: Sequence[tuple[str, str, Mapping[str, Any]]],
+    jobs_by_group: Mapping[str, Sequence[RayJobInput]],
+) -> tuple[list[Companion], list[Problem]]:
+    """Companions with their namespace and jobs; one per object, whichever files declare it."""
+    problems: list[Problem] = []
+    by_key: dict[tuple[str, str, str, str], Companion] = {}
+    for source, group, doc in found:
+        if group.startswith("stack config"):
+            problems.append(
+                Problem(
+                    source,
+                    "kind",
+                    f"{doc['kind']} is not a RayJob: raygang:jobs holds RayJobs only",
+                    "a RayJob here; other objects in a file named by raygang:manifests",
+                )
+            )
+            continue
+        jobs = jobs_by_group.get(group, ())
+        meta = dict(doc["metadata"])
+        cluster_scoped = (group_of(doc["apiVersion"]), doc["kind"]) in CLUSTER_SCOPED_KINDS
+        if "namespace" not in meta and not cluster_scoped:
+            spaces = sorted({j.namespace for j in jobs}) or ["default"]
+            if len(spaces) > 1:
+                problems.append(
+                    Problem(
+                        source,
+                        "metadata.namespace",
+                        "is missing, and the RayJobs of this file are in several namespaces ("
+                        + ", ".join(spaces)
+                        + ")",
+                        "the namespace of the RayJobs that use it",
+                    )
+                )
+                continue
+            meta["namespace"] = spaces[0]
+        companion = Companion(
+            source, {**doc, "metadata": meta}, tuple(f"{j.namespace}/{j.name}" for j in jobs)
+        )
+        known = by_key.get(companion.key)
+        if known is None:
+            by_key[companion.key] = companion
+        elif canonical(known.manifest) != canonical(companion.manifest):
+            where = f"{companion.namespace}/" if companion.namespace else ""
+            problems.append(
+                Problem(
+                    source,
+                    "metadata.name",
+                    f"{companion.kind} {where}{companion.name} is also declared differently in "
+                    f"{known.source}; one of them would overwrite the other",
+                    "one declaration per object, or another name",
+                )
+            )
+        else:
+            jobs_of_both = tuple(dict.fromkeys((*known.jobs, *companion.jobs)))
+            by_key[companion.key] = Companion(known.source, known.manifest, jobs_of_both)
+    return list(by_key.values()), problems
+
+
+def canonical(manifest: Mapping[str, Any]) -> str:
+    return json.dumps(manifest, sort_keys=True, separators=(",", ":"))

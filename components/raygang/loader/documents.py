@@ -1,0 +1,117 @@
+"""Documents in, jobs, queues, notes and companions out: the loader's main pass.
+
+Each document is read as kubectl would (lists as their items, server-set fields dropped
+with a note), checked to be representable as JSON, the form the API server receives, and
+then classified and parsed; problems in every document are collected before raising.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from raygang.kube.errors import Problem, SpecError
+from raygang.kube.yamlfile import json_problems
+from raygang.loader.classify import classify, load_one
+from raygang.loader.companions import companion_problems, companions
+from raygang.loader.duplicates import duplicate_jobs
+from raygang.loader.lists import expand_lists
+from raygang.loader.server_fields import without_server_fields
+from raygang.plan import Companion
+from raygang.rayjob.spec import RayJobInput
+from raygang.volcano.queue import QueueDecl
+
+__all__ = ["Documents", "file_of", "load_documents", "load_entries"]
+
+
+@dataclass(frozen=True)
+class Documents:
+    """What a set of inputs declares.
+
+    Attributes:
+        jobs: RayJobs in input order.
+        queues: declared Queues, one per name.
+        ignored: notes on what was read but changed or not planned (server-set fields
+            dropped, say).
+        companions: the other objects, each with the jobs that depend on it.
+    """
+
+    jobs: tuple[RayJobInput, ...] = ()
+    queues: tuple[QueueDecl, ...] = ()
+    ignored: tuple[str, ...] = field(default=())
+    companions: tuple[Companion, ...] = field(default=())
+
+    def companions_of(self, item: RayJobInput) -> tuple[Companion, ...]:
+        """The companions a job depends on (those of its file), in input order."""
+        key = f"{item.namespace}/{item.name}"
+        return tuple(c for c in self.companions if key in c.jobs)
+
+
+def load_documents(docs: Iterable[tuple[str, object]]) -> Documents:
+    """Parse and check documents given as ``(source, object)`` pairs.
+
+    Args:
+        docs: each document with the source that names it in messages.
+
+    Returns:
+        The jobs and queues, and a note per document of another kind.
+
+    Raises:
+        SpecError: every problem in every document.
+    """
+    return load_entries((source, file_of(source), doc) for source, doc in docs)
+
+
+_DOCUMENT_SUFFIX = re.compile(r" \((document \d+(, items\[\d+\])?|items\[\d+\])\)$")
+
+
+def file_of(source: str) -> str:
+    """The file a document's source names: companions belong to the jobs of their file."""
+    return _DOCUMENT_SUFFIX.sub("", source)
+
+
+def load_entries(entries: Iterable[tuple[str, str, object]]) -> Documents:
+    """Parse and check ``(source, group, object)`` entries; a group is the input's file."""
+    jobs: list[RayJobInput] = []
+    groups: dict[str, list[RayJobInput]] = {}
+    queues: dict[str, QueueDecl] = {}
+    others: list[tuple[str, str, Mapping[str, Any]]] = []
+    ignored: list[str] = []
+    problems: list[Problem] = []
+    for source, group, raw in expand_lists(entries):
+        doc, dropped = without_server_fields(raw)
+        if dropped:
+            ignored.append(
+                f"{source}: dropped {', '.join(dropped)} (set by the API server; an object "
+                "carrying them cannot be created)"
+            )
+        what = classify(doc)
+        not_json = json_problems(doc, source)
+        if not_json:
+            # Checking a document the API server could not even receive would report the
+            # same values again under other names; these come first.
+            problems.extend(not_json)
+            continue
+        if what == "other":
+            assert isinstance(doc, Mapping)
+            found = companion_problems(doc, source)
+            if found:
+                problems.extend(found)
+            else:
+                others.append((source, group, doc))
+            continue
+        try:
+            before = len(jobs)
+            load_one(what, doc, source, jobs, queues)
+            if len(jobs) > before:
+                groups.setdefault(group, []).append(jobs[-1])
+        except SpecError as exc:
+            problems.extend(exc.problems)
+    companions_found, found = companions(others, groups)
+    problems.extend(found)
+    problems.extend(duplicate_jobs(jobs))
+    if problems:
+        raise SpecError(problems)
+    return Documents(tuple(jobs), tuple(queues.values()), tuple(ignored), tuple(companions_found))
