@@ -1,5 +1,5 @@
 """The RayJob: its typed models (``ray.io/v1``), validation, and its deletion strategy.
 
 Follows KubeRay v1.7.0's ``ray-operator/apis/ray/v1/rayjob_types.go`` and
-``ray-operator/pkg/utils/validation.go``.
+``ray-operator/controllers/ray/utils/validation.go``.
 """

@@ -1,7 +1,8 @@
 """A RayJob's deletion strategy: legacy ``onSuccess``/``onFailure`` and ``deletionRules``.
 
-Parsed and checked as KubeRay v1.7.0 validates it (``ray-operator/pkg/utils/validation.go``,
-``ValidateRayJobSpec``) and ordered by impact as ``rayjob_controller.go`` applies the rules.
+Parsed and checked as KubeRay v1.7.0 validates it
+(``ray-operator/controllers/ray/utils/validation.go``, ``ValidateRayJobSpec``) and ordered by
+impact as ``rayjob_controller.go`` applies the rules.
 """
 
 from __future__ import annotations
