@@ -18,6 +18,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from raygang.collector import PLANNING_THRESHOLD, young_collections_every
 from raygang.kube.snapshot import ClusterSnapshot, snapshot_from_objects
 from raygang.kuberay.gang import Accounting
 from raygang.loader import Documents, load_documents
@@ -69,9 +70,10 @@ def plan_once(
     Returns:
         The SHA-256 of the JSON text and the number of jobs planned.
     """
-    plan = planner(load_documents(docs), settings, snapshot)
     sink = DigestSink()
-    write_json(plan, sink)
+    with young_collections_every(PLANNING_THRESHOLD):  # as raygang.cli.main runs
+        plan = planner(load_documents(docs), settings, snapshot)
+        write_json(plan, sink)
     if not sink.chars:
         raise AssertionError("the plan wrote nothing")
     return sink.hexdigest(), len(plan.jobs)

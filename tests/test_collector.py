@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from raygang import pipeline
+from raygang import cli, pipeline
 from raygang.collector import PLANNING_THRESHOLD, young_collections_every
 from raygang.kube.snapshot import snapshot_from_objects
 from raygang.loader import load_documents
@@ -103,3 +103,18 @@ def test_plans_are_the_same_as_under_pythons_default(seed: int, jobs: int, nodes
         patch.setattr(pipeline, "young_collections_every", lambda _: contextlib.nullcontext())
         default = plan()
     assert tuned == default
+
+
+def test_the_command_line_runs_under_the_policy(
+    monkeypatch: pytest.MonkeyPatch, default_thresholds: tuple[int, int, int]
+) -> None:
+    seen: list[tuple[int, int, int]] = []
+
+    def spy(argv: object) -> int:
+        seen.append(gc.get_threshold())
+        return 0
+
+    monkeypatch.setattr(cli, "_main", spy)
+    assert cli.main(["plan"]) == 0
+    assert seen == [(PLANNING_THRESHOLD, 10, 10)]
+    assert gc.get_threshold() == default_thresholds
