@@ -152,7 +152,7 @@ def frozen_model(cls: type[_T]) -> type[_T]:
 
     Slotted dataclasses rather than ``BaseModel``: a model instance carries a ``__dict__``
     and a set of the fields set, a slotted instance neither, so a typed job with its pod
-    templates takes about a fifth of the memory (it is held for every job of a stack
+    templates takes about a third of the memory (it is held for every job of a stack
     while the stack is planned). Fields are keyword-only, so required ones may follow
     defaulted ones as they do in the API's types.
     """

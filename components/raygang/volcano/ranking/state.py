@@ -132,8 +132,14 @@ class Ranking:
         """Drop what was ranked. Its orders refer back to it, so a ranking nobody uses
         would otherwise wait, with every order, for the garbage collector; ranking again is
         still right."""
-        caches = (self._orders, self._views, self._errors, self._allowed, self._fitting)
-        for cache in (*caches, self._entries):
+        for cache in (
+            self._orders,
+            self._views,
+            self._errors,
+            self._allowed,
+            self._fitting,
+            self._entries,
+        ):
             cache.clear()
 
     def changed(self, nodes: Sequence[Node]) -> set[int]:
