@@ -61,7 +61,7 @@ CLUSTER_SCOPED_KINDS = frozenset(
 )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Companion(ObjectIdentity):
     """Another object of a manifest file, created beside the file's RayJobs.
 
@@ -107,7 +107,7 @@ class Companion(ObjectIdentity):
         return self.group == "" and self.kind == "Secret"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class StackPlan:
     """The plan of a whole stack.
 
@@ -266,11 +266,12 @@ def plan_stack(
             objects raygang creates for a job.
     """
     declared = {q.name: q for q in queues}
+    defaults = settings.defaults()  # one object, shared by every job that changes nothing
     plans: list[JobPlan] = []
     problems: list[Problem] = []
     for item in jobs:
         try:
-            plans.append(plan_job(item, settings.defaults(), declared))
+            plans.append(plan_job(item, defaults, declared))
         except SpecError as exc:
             problems.extend(exc.problems)
     problems += _companion_clashes(plans, companions)

@@ -9,11 +9,12 @@ like models and held for every job of a stack while it is planned.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
 from typing import Annotated, Any, Self, TypeVar, cast, dataclass_transform
 
 from pydantic import (
+    AfterValidator,
     ConfigDict,
     Field,
     PlainValidator,
@@ -48,6 +49,7 @@ __all__ = [
     "PodTemplate",
     "PreferredSchedulingTerm",
     "ResourceRequirements",
+    "StringMap",
     "Toleration",
     "empty_map",
 ]
@@ -94,7 +96,23 @@ def _number_text(value: float | int) -> str:
 
 QuantityField = Annotated[Quantity, PlainValidator(_to_quantity)]
 
-ResourceList = Mapping[StrictStr, QuantityField]
+_EMPTY: Mapping[Any, Any] = MappingProxyType({})
+
+
+def empty_map() -> Mapping[Any, Any]:
+    # One read-only empty map for every absent map field: the models are frozen and a job
+    # has a few hundred such fields, each of which would otherwise hold its own empty dict.
+    return _EMPTY
+
+
+def _shared_if_empty(value: Mapping[Any, Any]) -> Mapping[Any, Any]:
+    # The same for an empty map the manifest writes (``rayStartParams: {}``).
+    return value if value else _EMPTY
+
+
+ResourceList = Annotated[Mapping[StrictStr, QuantityField], AfterValidator(_shared_if_empty)]
+
+StringMap = Annotated[Mapping[StrictStr, StrictStr], AfterValidator(_shared_if_empty)]
 
 
 # Strictness lives on the leaves (StrictStr, StrictInt, ...): the raw manifest is sent as
@@ -137,15 +155,6 @@ def field(
     return Field(**options)
 
 
-_EMPTY: Mapping[Any, Any] = MappingProxyType({})
-
-
-def empty_map() -> Mapping[Any, Any]:
-    # One read-only empty map for every absent map field: the models are frozen and a job
-    # has a few hundred such fields, each of which would otherwise hold its own empty dict.
-    return _EMPTY
-
-
 @dataclass_transform(kw_only_default=True, frozen_default=True, field_specifiers=(field,))
 def frozen_model(cls: type[_T]) -> type[_T]:
     """Make ``cls`` a frozen, slotted pydantic dataclass with the manifests' config.
@@ -184,8 +193,8 @@ class ObjectMeta(FrozenModel):
     name: StrictStr = ""
     generate_name: StrictStr | None = None
     namespace: StrictStr = "default"
-    labels: Mapping[StrictStr, StrictStr] = field(default_factory=empty_map)
-    annotations: Mapping[StrictStr, StrictStr] = field(default_factory=empty_map)
+    labels: StringMap = field(default_factory=empty_map)
+    annotations: StringMap = field(default_factory=empty_map)
 
 
 @frozen_model
@@ -302,7 +311,8 @@ class PodSpec(FrozenModel):
     """The pod spec fields that decide what a pod requests."""
 
     containers: list[Container] = field(min_length=1)
-    init_containers: list[Container] = field(default_factory=list)
+    # Absent in most pods: one empty tuple for all of them.
+    init_containers: Sequence[Container] = field(default=())
     overhead: ResourceList = field(default_factory=empty_map)
     # Pod-level resources (KEP-2837) replace the container sum for the names they set.
     resources: ResourceRequirements | None = None

@@ -11,6 +11,8 @@ __all__ = ["ObjectIdentity"]
 class ObjectIdentity:
     """Read-only accessors over a ``manifest`` mapping, for the classes that carry one."""
 
+    __slots__ = ()  # the carriers are slotted: a plan holds several per job
+
     manifest: Mapping[str, Any]
 
     @property

@@ -89,7 +89,7 @@ class Accounting(enum.StrEnum):
     EFFECTIVE = "effective"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class GangShare:
     """One role's part of the gang.
 
@@ -109,7 +109,7 @@ class GangShare:
     per_pod: Mapping[str, Quantity]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Gang:
     """The PodGroup's gang parameters and how they were reached.
 

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 __all__ = ["JobPlan", "PlannedResource"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PlannedResource(ObjectIdentity):
     """One object to create.
 
@@ -47,7 +47,7 @@ class PlannedResource(ObjectIdentity):
     replace_on_changes: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class JobPlan:
     """Everything raygang will create for one RayJob, in creation order.
 

@@ -77,4 +77,5 @@ def job_settings(base: JobSettings, annotations: Mapping[str, str], source: str)
             changes[field_name] = value.lower() == "true"
     if problems:
         raise SpecError(problems)
-    return base.model_copy(update=changes)
+    # Frozen: a job whose annotations change nothing shares the stack's defaults.
+    return base.model_copy(update=changes) if changes else base

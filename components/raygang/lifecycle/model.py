@@ -37,7 +37,7 @@ PHASES: tuple[Phase, ...] = ("new", "running", "retrying", "finished", "failed",
 LATER = "later: "
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Lifecycle:
     """What the cluster reports about a job and what this ``pulumi up`` does about it.
 
@@ -110,7 +110,7 @@ class Lifecycle:
         return lines
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Observed:
     """The facts, boiled down to what the decision needs (:mod:`raygang.lifecycle.observe`).
 
@@ -141,7 +141,7 @@ class Observed:
     reasons: tuple[str, ...]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Run:
     """What a phase function is given: the job, its facts and the objects of its attempt.
 
@@ -163,7 +163,7 @@ class Run:
     resources: Mapping[str, PlannedResource]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Declaration:
     """What a phase function returns: the objects it declares and why.
 

@@ -36,7 +36,7 @@ POLICIES: Mapping[str, int] = {
 
 
 # --- deletionStrategy ------------------------------------------------------------------
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class DeletionRule:
     """One cleanup step: a policy applied ``ttl_seconds`` after the job finished.
 
@@ -77,7 +77,7 @@ class DeletionRule:
         return f"{self.where}: {self.policy} on {on} after {self.ttl_seconds}s"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class DeletionStrategy:
     """``spec.deletionStrategy``, checked.
 

@@ -31,6 +31,7 @@ from raygang.kube.core import (
     ObjectMeta,
     PodTemplate,
     ResourceRequirements,
+    StringMap,
     empty_map,
     field,
     frozen_model,
@@ -66,9 +67,9 @@ class HeadGroupSpec(FrozenModel):
 
     template: PodTemplate
     # The CRD declares both maps as string to string; `num-cpus: 1` is refused.
-    ray_start_params: Mapping[StrictStr, StrictStr] = field(default_factory=empty_map)
-    resources: Mapping[StrictStr, StrictStr] = field(default_factory=empty_map)
-    labels: Mapping[StrictStr, StrictStr] = field(default_factory=empty_map)
+    ray_start_params: StringMap = field(default_factory=empty_map)
+    resources: StringMap = field(default_factory=empty_map)
+    labels: StringMap = field(default_factory=empty_map)
 
 
 @frozen_model
@@ -83,9 +84,9 @@ class WorkerGroupSpec(FrozenModel):
     suspend: StrictBool | None = None
     idle_timeout_seconds: StrictInt | None = None
     template: PodTemplate
-    ray_start_params: Mapping[StrictStr, StrictStr] = field(default_factory=empty_map)
-    resources: Mapping[StrictStr, StrictStr] = field(default_factory=empty_map)
-    labels: Mapping[StrictStr, StrictStr] = field(default_factory=empty_map)
+    ray_start_params: StringMap = field(default_factory=empty_map)
+    resources: StringMap = field(default_factory=empty_map)
+    labels: StringMap = field(default_factory=empty_map)
 
 
 @frozen_model
@@ -123,7 +124,7 @@ class RayJobSpec(FrozenModel):
 
     entrypoint: StrictStr = ""
     runtime_env_yaml: StrictStr | None = field(default=None, alias="runtimeEnvYAML")
-    metadata: Mapping[StrictStr, StrictStr] = field(default_factory=empty_map)
+    metadata: StringMap = field(default_factory=empty_map)
     entrypoint_num_cpus: StrictFloat | None = None
     entrypoint_num_gpus: StrictFloat | None = None
     entrypoint_resources: StrictStr | None = None
@@ -133,7 +134,7 @@ class RayJobSpec(FrozenModel):
     shutdown_after_job_finishes: StrictBool = False
     ttl_seconds_after_finished: StrictInt = 0
     suspend: StrictBool = False
-    cluster_selector: Mapping[StrictStr, StrictStr] = field(default_factory=empty_map)
+    cluster_selector: StringMap = field(default_factory=empty_map)
     job_id: StrictStr | None = None
     backoff_limit: StrictInt = 0
     active_deadline_seconds: StrictInt | None = None
@@ -163,7 +164,7 @@ class RayJob(FrozenModel):
         return self.metadata.namespace
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True, weakref_slot=True)
 class RayJobInput:
     """A RayJob as the user wrote it, plus its typed view.
 

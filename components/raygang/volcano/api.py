@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
@@ -278,9 +279,10 @@ class Placement:
 
         The models' ``repr`` names every field in declaration order, so it is exact and
         stable; two equal node selectors written in another key order only miss each
-        other's cached results.
+        other's cached results. Interned: every pod of a stack has one, most alike, and
+        the rankings keep up to a thousand keys that hold it.
         """
-        return repr((self.tolerations, self.node_selector, self.required_terms))
+        return sys.intern(repr((self.tolerations, self.node_selector, self.required_terms)))
 
 
 @dataclass(frozen=True)
@@ -343,7 +345,7 @@ class Node:
     # do not change during a simulation): copies share it, ``empty()`` starts a new one.
     static: dict[str, str | None] = field(default_factory=dict, compare=False, repr=False)
     # (version, empty_score) once computed for that version.
-    scored: tuple[int, Num | None] | None = field(default=None, compare=False, repr=False)
+    scored: tuple[int, int | None] | None = field(default=None, compare=False, repr=False)
 
     @cached_property
     def size(self) -> tuple[tuple[str, Num], ...]:

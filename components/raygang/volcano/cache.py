@@ -425,15 +425,17 @@ class EmptyNodes:
 
     Nodes of one size give one answer to the resource check and one count, so both are
     computed once per size (a cluster has a few) and the labels and taints are counted
-    per placement; answers are kept per kind of pod.
+    once per placement and size. The answers for the last ``kept`` kinds of pods are
+    remembered (a job asks about each of its kinds several times).
     """
 
-    def __init__(self, nodes: list[Node]) -> None:
+    def __init__(self, nodes: list[Node], kept: int = 1024) -> None:
         self.nodes = nodes
         self.sizes: dict[tuple[tuple[str, Num], ...], list[Node]] = {}
         for node in nodes:
             self.sizes.setdefault(node.size, []).append(node)
         self._allowed: dict[tuple[str, tuple[tuple[str, Num], ...]], int] = {}
+        self.kept = kept
         self._fits: dict[tuple[Any, ...], tuple[bool, int]] = {}
 
     def fit(self, task: Task) -> tuple[bool, int]:
@@ -456,6 +458,8 @@ class EmptyNodes:
                 fits = True
                 holds += per_node * allowed
         self._fits[task.shape] = (fits, holds)
+        if len(self._fits) > self.kept:
+            del self._fits[next(iter(self._fits))]
         return fits, holds
 
     def reasons(self, task: Task) -> dict[str, str]:

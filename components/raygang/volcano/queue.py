@@ -18,7 +18,7 @@ QUEUE_API_VERSION = "scheduling.volcano.sh/v1beta1"
 WAIT_FOR_OPEN = ("pulumi.com/waitFor", "jsonpath={.status.state}=Open")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class QueueDecl:
     """A Queue the stack declares, so raygang creates it.
 

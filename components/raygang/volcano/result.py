@@ -35,7 +35,7 @@ ADVISORY_CHECKS = frozenset({"siblings"})
 
 
 # --- Public types -------------------------------------------------------------------------
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Check:
     """One preflight check.
 
@@ -56,7 +56,7 @@ class Check:
         return {"name": self.name, "status": self.status, "message": self.message}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PreflightResult:
     """Whether Volcano will admit and place the gang.
 
@@ -113,7 +113,7 @@ class PreflightResult:
         return next((c for c in self.checks if c.name == name), None)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class NodeShape:
     """A node the cluster has (or may scale to), declared for previews without a snapshot.
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from raygang.volcano.api import ZERO, Node, Num, Res, Task, asked_names, fits_in
 from raygang.volcano.plugins.predicates import fit_failure, static_failure
-from raygang.volcano.ranking import Chooser, QueueGate, Ranking, volcano_rank
+from raygang.volcano.ranking import Chooser, QueueGate, Ranking, decode, volcano_rank
 
 # Above this many pods the greedy simulation is skipped rather than slowing a preview.
 MAX_SIMULATED_PODS = 5000
@@ -54,14 +54,14 @@ def is_roomy(gang: Sequence[Task], base: Sequence[Node], ranking: Ranking) -> bo
         changed = ranking.changed(base)
         for task in kinds:
             count, mask = ranking.fitting(task)
-            if count - sum(mask[i] for i in changed) < need:
+            if count - sum(mask >> i & 1 for i in changed) < need:
                 return False
         return True
     for task in kinds:
         order = ranking.order(task)
         count = position = 0
-        while count < need and (entry := order.at(position)) is not None:
-            (flag, _), index = entry
+        while count < need and (code := order.at(position)) is not None:
+            (flag, _), index = decode(code)
             if flag != 0:
                 break  # the rest need room that terminating pods release
             position += 1

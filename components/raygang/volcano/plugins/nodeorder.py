@@ -9,7 +9,7 @@ from __future__ import annotations
 from raygang.volcano.api import ZERO, Node, Num, Task
 
 
-def node_score(task: Task, node: Node) -> Num:
+def node_score(task: Task, node: Node) -> int:
     """nodeorder's default scores: leastrequested (weight 1) + balancedresource (weight 1).
 
     Kubernetes' formulas over cpu and memory with the node's requests after placing the
@@ -29,7 +29,7 @@ def node_score(task: Task, node: Node) -> Num:
 
 def score_of(
     cpu_of: Num, cpu_idle: Num, cpu_ask: Num, mem_of: Num, mem_idle: Num, mem_ask: Num
-) -> Num:
+) -> int:
     """``node_score`` from the six numbers it reads (cpu, then memory: allocatable, idle, ask)."""
     cpu_least, cpu, cpu_of = least_and_share(cpu_of, cpu_idle, cpu_ask)
     mem_least, memory, mem_of = least_and_share(mem_of, mem_idle, mem_ask)
@@ -38,7 +38,7 @@ def score_of(
     return (cpu_least + mem_least) // 2 + 100 + (-50 * gap // (cpu_of * mem_of))
 
 
-def least_and_share(of: Num, idle: Num, ask: Num) -> tuple[Num, Num, Num]:
+def least_and_share(of: Num, idle: Num, ask: Num) -> tuple[int, Num, Num]:
     """One resource: its leastrequested points and its share ``requested / allocatable``
     (as a pair) once the pod is placed; a resource the node lacks scores nothing and
     counts as fully used (1/1)."""
@@ -48,7 +48,7 @@ def least_and_share(of: Num, idle: Num, ask: Num) -> tuple[Num, Num, Num]:
     return max(0, (of - requested) * 100 // of), min(max(requested, 0), of), of
 
 
-def empty_score(node: Node) -> Num | None:
+def empty_score(node: Node) -> int | None:
     """``node_score`` of a pod that asks nothing; None for a node without cpu or memory."""
     scored = node.scored
     if scored is not None and scored[0] == node.version:
@@ -85,7 +85,7 @@ def plain_slack(cpu: Num, memory: Num, cpu_of: Num, mem_of: Num) -> int:
     return int(max(cpu_bound, memory_bound))
 
 
-def plain_score(c_of: Num, m_of: Num, c_idle: Num, m_idle: Num, cpu: Num, memory: Num) -> Num:
+def plain_score(c_of: Num, m_of: Num, c_idle: Num, m_idle: Num, cpu: Num, memory: Num) -> int:
     """``score_of`` where no clamp can apply: allocatable cpu and memory above zero, and
     idle room within the allocatable and at least the pod's ask."""
     least = (c_idle - cpu) * 100 // c_of + (m_idle - memory) * 100 // m_of

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from raygang.volcano.api import Node, Task
 from raygang.volcano.ranking.fast import FastRank
-from raygang.volcano.ranking.rank import Rank, volcano_rank
+from raygang.volcano.ranking.rank import INDEX_MASK, Rank, decode, volcano_rank
 
 if TYPE_CHECKING:
     from raygang.volcano.ranking.order import Order, View
@@ -108,13 +108,13 @@ class Chooser:
                 # The first node of the ranking still in its ranked state.
                 found = order.found
                 while (
-                    entry := found[self.position]
+                    code := found[self.position]
                     if self.position < len(found)
                     else order.at(self.position)
                 ) is not None:
-                    index = entry[1]
+                    index = code & INDEX_MASK
                     if nodes[index].version == versions[index]:
-                        kept = entry
+                        kept = decode(code)
                         break
                     self.position += 1
                     if index not in self.tracked:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import heapq
 import math
+from array import array
 from collections.abc import Sequence
 from fractions import Fraction
 from typing import TYPE_CHECKING
@@ -23,7 +24,17 @@ from raygang.volcano.plugins.nodeorder import (
     plain_slack,
     score_of,
 )
-from raygang.volcano.ranking.rank import UNBOUNDED, Rank, volcano_rank
+from raygang.volcano.ranking.rank import (
+    INDEX_BITS,
+    INDEX_MASK,
+    ROOM_PENDING,
+    SCORE_BIAS,
+    UNBOUNDED,
+    Rank,
+    bound_code,
+    encode,
+    volcano_rank,
+)
 
 if TYPE_CHECKING:
     from raygang.volcano.ranking.state import Ranking
@@ -44,12 +55,15 @@ class Order:
     takes a large share falls behind at once. A gang takes the first few nodes of each
     kind of pod, so most nodes are never ranked. When the bound does not separate the
     nodes the rest are ranked at once, column by column.
+
+    Entries are codes (:func:`raygang.volcano.ranking.rank.encode`): ``found`` is an array
+    of them, best first, and ``pending`` a heap of them.
     """
 
     def __init__(self, ranking: Ranking, task: Task) -> None:
         self.ranking, self.task = ranking, task
-        self.found: list[tuple[Rank, int]] = []
-        self.pending: list[tuple[Rank, int]] = []
+        self.found = array("q")
+        self.pending: list[int] = []
         self.visited = 0
         self.eager_after = ranking.eager_after
         request = task.request
@@ -79,36 +93,40 @@ class Order:
         elif ranking.sized_by_bound:
             lanes.append((ranking.sized_by_bound, self.slack))
         self.lanes = lanes
-        # The next unvisited node of each lane: (bound, index, lane, position in lane).
+        # The next unvisited node of each lane: (code of its bound, index, lane, position
+        # in lane).
         self.heads = [
             (self._bound(indexes[0], slack), indexes[0], lane, 0)
             for lane, (indexes, slack) in enumerate(lanes)
         ]
         heapq.heapify(self.heads)
 
-    def _bound(self, index: int, slack: int | None) -> Rank:
+    def _bound(self, index: int, slack: int | None) -> int:
         if slack is None:
-            return UNBOUNDED
+            return bound_code(UNBOUNDED, index)
         empty = self.ranking.empty_scores[index]
         assert empty is not None
-        return (0, -(empty + slack))
+        # bound_code inline (one call a visited node): scores and slacks are not negative.
+        biased = SCORE_BIAS - empty - slack
+        return (biased << INDEX_BITS) | index if biased >= 0 else 0
 
-    def at(self, position: int) -> tuple[Rank, int] | None:
-        """The ``position``-th best ``(rank, index)``; None past the last."""
+    def at(self, position: int) -> int | None:
+        """The code of the ``position``-th best entry; None past the last."""
         found, pending, heads = self.found, self.pending, self.heads
         while len(found) <= position:
             if heads:
                 bound, index, lane, at = heads[0]
-                if pending and pending[0] < (bound, index):
+                if pending and pending[0] < bound:
                     found.append(heapq.heappop(pending))
                     continue
                 if self.visited >= self.eager_after:
                     rest = [i for _, _, ln, p in heads for i in self.lanes[ln][0][p:]]
                     heads.clear()
-                    pending.extend(map(self.ranking.entry, self.rank_all(rest)))
+                    pending.extend(self.rank_all(rest))
                     pending.sort()
                     found.extend(pending)
                     pending.clear()
+                    self._complete()
                     continue
                 self.visited += 1
                 indexes, slack = self.lanes[lane]
@@ -120,12 +138,17 @@ class Order:
                     heapq.heappop(heads)
                 value = self.rank(index)
                 if value is not None:
-                    heapq.heappush(pending, self.ranking.entry((value, index)))
+                    heapq.heappush(pending, encode(value, index))
             elif pending:
                 found.append(heapq.heappop(pending))
             else:
+                self._complete()
                 return None
         return found[position]
+
+    def _complete(self) -> None:
+        # Every node is ranked: what visiting needs goes, as up to ``kept`` orders stay.
+        self.lanes, self.allowed = [], []
 
     def bound(self, node: Node) -> Rank:
         """A rank this kind of pod cannot beat on ``node``, in any state of it."""
@@ -146,18 +169,20 @@ class Order:
             return (flag, -node_score(self.task, node))
         return volcano_rank(self.task, node)
 
-    def rank_all(self, indexes: Sequence[int]) -> list[tuple[Rank, int]]:
-        """``(volcano_rank, index)`` of the nodes that can take the pod.
+    def rank_all(self, indexes: Sequence[int]) -> list[int]:
+        """The codes of ``(volcano_rank, index)`` of the nodes that can take the pod.
 
         With integer quantities (always, for what ``unit_of`` reads) the resource check
-        runs column by column and ``node_score`` inline, as this is the hot loop of a
-        preflight against a large cluster.
+        runs column by column and ``node_score`` and ``encode`` inline, as this is the hot
+        loop of a preflight against a large cluster.
         """
         ranking, task = self.ranking, self.task
         nodes = ranking.nodes
         if not self.fast:
             return [
-                (value, i) for i in indexes if (value := volcano_rank(task, nodes[i])) is not None
+                encode(value, i)
+                for i in indexes
+                if (value := volcano_rank(task, nodes[i])) is not None
             ]
         request = task.request
         allowed = self.allowed
@@ -170,17 +195,21 @@ class Order:
             candidates = [i for i in candidates if room[i] >= need]
         cpu, memory = request.get("cpu", 0), request.get("memory", 0)
         rows, plain = ranking.rows, ranking.plain
-        out: list[tuple[Rank, int]] = []
+        out: list[int] = []
         for i in candidates:
             c_of, m_of, c_idle, m_idle = rows[i]
             if plain[i]:
                 # After the room check the pod fits idle room within the allocatable.
-                out.append(((0, -plain_score(c_of, m_of, c_idle, m_idle, cpu, memory)), i))
-                continue
-            node = nodes[i]
-            flag = 0 if ranking.rooms[i] is node.idle or fits_in(request, node.idle) else 1
-            score = score_of(c_of, c_idle, cpu, m_of, m_idle, memory)
-            out.append(((flag, -score), i))
+                score = plain_score(c_of, m_of, c_idle, m_idle, cpu, memory)
+                flag = 0
+            else:
+                node = nodes[i]
+                on_idle = ranking.rooms[i] is node.idle or fits_in(request, node.idle)
+                score = score_of(c_of, c_idle, cpu, m_of, m_idle, memory)
+                flag = 0 if on_idle else ROOM_PENDING
+            if not 0 <= SCORE_BIAS - score < 2 * SCORE_BIAS or i > INDEX_MASK:
+                encode((0, -score), i)  # raises: no code
+            out.append(flag | ((SCORE_BIAS - score) << INDEX_BITS) | i)
         return out
 
 
@@ -191,20 +220,20 @@ class View:
     def __init__(self, order: Order, needs: Sequence[tuple[Sequence[Num], Num]]) -> None:
         self.order = order
         self.needs = needs
-        self.found: list[tuple[Rank, int]] = []
+        self.found = array("q")  # codes, as the order's
         self.scanned = 0  # entries of ``order`` looked at
 
-    def at(self, position: int) -> tuple[Rank, int] | None:
-        """The ``position``-th best ``(rank, index)``; None past the last."""
+    def at(self, position: int) -> int | None:
+        """The code of the ``position``-th best entry; None past the last."""
         found, needs, order = self.found, self.needs, self.order
         while len(found) <= position:
-            entry = order.at(self.scanned)
-            if entry is None:
+            code = order.at(self.scanned)
+            if code is None:
                 return None
             self.scanned += 1
-            index = entry[1]
+            index = code & INDEX_MASK
             if all(room[index] >= need for room, need in needs):
-                found.append(entry)
+                found.append(code)
         return found[position]
 
     def bound(self, node: Node) -> Rank:

@@ -10,15 +10,14 @@ from __future__ import annotations
 
 import itertools
 import operator
-import sys
-from collections.abc import Sequence
+from array import array
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from raygang.volcano.api import ZERO, Node, Num, Task
 from raygang.volcano.plugins.nodeorder import MAX_SIZE_LANES, empty_score
 from raygang.volcano.plugins.predicates import fit_failure, static_failure
 from raygang.volcano.ranking.order import Order, View
-from raygang.volcano.ranking.rank import Rank
 
 
 class Ranking:
@@ -104,15 +103,9 @@ class Ranking:
         self.settled = self.integral and all(
             room is n.idle for n, room in zip(self.nodes, self.rooms, strict=True)
         )
-        self._errors: dict[tuple[Any, ...], tuple[str | None, ...]] = {}
-        self._entries: dict[tuple[Rank, int], tuple[Rank, int]] = {}
+        self._errors: dict[tuple[Any, ...], tuple[tuple[str | None, ...], bytes | array[int]]] = {}
         self._allowed: dict[str, list[bool]] = {}
-        self._fitting: dict[tuple[Any, ...], tuple[int, bytes]] = {}
-
-    def entry(self, entry: tuple[Rank, int]) -> tuple[Rank, int]:
-        """One object for each ``(rank, index)`` of every order: pods of different kinds
-        often rank a node alike, and the orders keep up to ``kept`` kinds of every node."""
-        return self._entries.setdefault(entry, entry)
+        self._fitting: dict[tuple[Any, ...], tuple[int, int]] = {}
 
     def column(self, source: str, name: str) -> list[Num]:
         """One quantity of every node: of its ``room`` (FutureIdle), ``idle`` or
@@ -138,7 +131,6 @@ class Ranking:
             self._errors,
             self._allowed,
             self._fitting,
-            self._entries,
         ):
             cache.clear()
 
@@ -162,10 +154,11 @@ class Ranking:
         column-wise paths apply (``fitting``, ``FastRank``, ``Order.rank_all``)."""
         return self.integral and all(type(v) is int for v in task.request.values())
 
-    def fitting(self, task: Task) -> tuple[int, bytes]:
+    def fitting(self, task: Task) -> tuple[int, int]:
         """The nodes whose room (FutureIdle) and static predicates take ``task``: how
-        many, and a byte per node (1: it does); ``fits_in`` column by column (see
-        ``Order.rank_all``). Bytes, since up to ``kept`` of these are remembered."""
+        many, and a bit per node (bit ``i`` set: node ``i`` does); ``fits_in`` column by
+        column (see ``Order.rank_all``). Bits, since up to ``kept`` of these are
+        remembered."""
         known = self._fitting.get(task.shape)
         if known is None:
             request = task.request
@@ -174,10 +167,10 @@ class Ranking:
                 need = request.get(name, 0)
                 room = self.column("room", name)
                 candidates = [i for i in candidates if room[i] >= need]
-            mask = bytearray(len(self.nodes))
+            mask = 0
             for i in candidates:
-                mask[i] = 1
-            known = (len(candidates), bytes(mask))
+                mask |= 1 << i
+            known = (len(candidates), mask)
             self._remember(self._fitting, task.shape, known)
         return known
 
@@ -231,15 +224,16 @@ class Ranking:
             return {n.name: r for n in nodes if (r := fit_failure(task, n)) is not None}
         known = self._errors.get(task.shape)
         if known is None:
-            # Per node, in node order (a tuple: a dict of every node's name would be kept
-            # for each of up to ``kept`` kinds of pods); interned, as a few reasons repeat.
-            known = tuple(
-                None if (r := fit_failure(task, n)) is None else sys.intern(r) for n in self.nodes
-            )
+            known = _compact(fit_failure(task, n) for n in self.nodes)
             self._remember(self._errors, task.shape, known)
+        reasons, codes = known
         # The known reasons, redone for the changed nodes (callers only count reasons, so
         # the order of the keys does not matter).
-        out = {n.name: r for n, r in zip(self.nodes, known, strict=True) if r is not None}
+        out = {
+            n.name: r
+            for n, c in zip(self.nodes, codes, strict=True)
+            if (r := reasons[c]) is not None
+        }
         for index in self.changed(nodes):
             node = nodes[index]
             reason = fit_failure(task, node)
@@ -248,3 +242,14 @@ class Ranking:
             else:
                 out[node.name] = reason
         return out
+
+
+def _compact(
+    reasons: Iterable[str | None],
+) -> tuple[tuple[str | None, ...], bytes | array[int]]:
+    """Per node, its reason as an index into the distinct reasons (0: None): a byte a node
+    where a tuple takes eight, as a few reasons repeat over every node."""
+    distinct: dict[str | None, int] = {None: 0}
+    codes = [distinct.setdefault(r, len(distinct)) for r in reasons]
+    table = tuple(distinct)
+    return table, bytes(codes) if len(table) <= 256 else array("I", codes)
