@@ -1,0 +1,142 @@
+"""``raygang plan --format json``: the plan as one JSON document, written as it is produced."""
+
+from __future__ import annotations
+
+import io
+import json
+from collections.abc import Sequence
+from typing import Any, TextIO
+
+from raygang.kube.quantity import format_resource_list
+from raygang.kuberay.jobplan import JobPlan
+from raygang.plan import Companion, StackPlan, generate_name_prefix
+from raygang.render.order import companion_deps
+
+
+def _resources_of(plan: JobPlan, companions: Sequence[Companion]) -> list[dict[str, Any]]:
+    """The job's objects in creation order: its companions, then its own."""
+    refs = [c.ref for c in companions]
+    rows: list[dict[str, Any]] = [
+        {
+            "apiVersion": c.api_version,
+            "kind": c.kind,
+            "name": c.name,
+            "namespace": c.namespace,
+            "dependsOn": [],
+            "companion": True,
+        }
+        for c in companions
+    ]
+    spaces = [c.ref for c in companions if c.is_namespace]
+    for r in plan.resources:
+        deps = list(r.depends_on) + companion_deps(r.role, refs, spaces)
+        rows.append(
+            {
+                "apiVersion": r.api_version,
+                "kind": r.kind,
+                "name": r.name,
+                "namespace": r.namespace,
+                "dependsOn": deps,
+            }
+        )
+    return rows
+
+
+def _companion_document(companion: Companion) -> dict[str, Any]:
+    doc: dict[str, Any] = {
+        "apiVersion": companion.api_version,
+        "kind": companion.kind,
+        "name": companion.name,
+        "namespace": companion.namespace,
+        "source": companion.source,
+        "jobs": list(companion.jobs),
+    }
+    if companion.is_secret:
+        manifest = companion.manifest
+        doc["secretKeys"] = sorted(
+            {*dict(manifest.get("data") or {}), *dict(manifest.get("stringData") or {})}
+        )
+    return doc
+
+
+def _job_document(plan: JobPlan, companions: Sequence[Companion] = ()) -> dict[str, Any]:
+    gang = plan.gang
+    return {
+        "name": plan.name,
+        "namespace": plan.namespace,
+        "generateName": generate_name_prefix(plan.item),
+        "source": plan.item.source,
+        "mode": plan.mode,
+        "accounting": str(gang.accounting),
+        "podGroup": {
+            "name": plan.podgroup_name,
+            "minMember": plan.declared_min_member,
+            "minResources": plan.declared_min_resources,
+            "queue": plan.queue,
+            "priorityClassName": plan.priority_class,
+        },
+        "pods": [
+            {
+                "role": share.role,
+                "group": share.group,
+                "members": share.members,
+                "reserved": share.reserved,
+                "perPod": format_resource_list(share.per_pod),
+            }
+            for share in gang.shares
+        ],
+        "gang": {
+            "minMember": gang.min_member,
+            "minResources": gang.min_resources_strings(),
+        },
+        "kuberay": {
+            "minMember": plan.kuberay_gang.min_member,
+            "minResources": plan.kuberay_gang.min_resources_strings(),
+        },
+        "differences": list(gang.differences),
+        "submissionId": plan.submission_id,
+        "dashboardUrl": plan.dashboard_url,
+        "lifecycle": plan.lifecycle.to_dict() if plan.lifecycle is not None else None,
+        "preflight": plan.preflight.to_dict() if plan.preflight is not None else None,
+        "resources": _resources_of(plan, companions),
+    }
+
+
+def plan_document(plan: StackPlan) -> dict[str, Any]:
+    """The plan as the JSON document ``raygang plan --format json`` prints."""
+    users: dict[str, list[str]] = {}
+    for job in plan.jobs:
+        if job.queue is not None:
+            users.setdefault(job.queue, []).append(f"{job.namespace}/{job.name}")
+    declared = {q.name for q in plan.queues}
+    queues = [
+        {"name": q.name, "declared": True, "jobs": users.get(q.name, [])} for q in plan.queues
+    ]
+    queues += [
+        {"name": name, "declared": False, "jobs": jobs}
+        for name, jobs in sorted(users.items())
+        if name not in declared
+    ]
+    return {
+        "jobs": [_job_document(j, plan.companions_of(j)) for j in plan.jobs],
+        "queues": queues,
+        "companions": [_companion_document(c) for c in plan.companions],
+    }
+
+
+def write_json(plan: StackPlan, out: TextIO | io.TextIOBase) -> None:
+    """``raygang plan --format json``, written to ``out`` as it is produced.
+
+    ``json.dump`` hands each piece to ``out`` as it goes; ``json.dumps`` with an indent
+    would first join a list of every piece (hundreds of thousands for a large stack), and
+    a returned string would hold the whole text besides the plan.
+    """
+    json.dump(plan_document(plan), out, indent=2)
+    out.write("\n")
+
+
+def render_json(plan: StackPlan) -> str:
+    """``raygang plan --format json`` as a string (:func:`write_json`'s text)."""
+    out = io.StringIO()
+    write_json(plan, out)
+    return out.getvalue()

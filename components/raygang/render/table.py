@@ -1,0 +1,126 @@
+"""``raygang plan`` (the default format): a readable summary per job, for people."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from raygang.kube.quantity import format_resource_list
+from raygang.kuberay.jobplan import JobPlan
+from raygang.plan import Companion, StackPlan, generate_name_prefix
+from raygang.render.order import companion_deps
+
+_WAITS = {"queue": "waits for Open", "raycluster": "waits for ready"}
+
+
+def _table(rows: list[list[str]], indent: str) -> list[str]:
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return [
+        indent + "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip()
+        for row in rows
+    ]
+
+
+def _job_table(plan: JobPlan, companions: Sequence[Companion] = ()) -> list[str]:
+    gang = plan.gang
+    names = sorted({k for s in gang.shares for k in s.per_pod} | set(gang.min_resources))
+    prefix = generate_name_prefix(plan.item)
+    lines = [
+        f"RayJob {plan.namespace}/{plan.name}  ({plan.mode}, accounting {gang.accounting})",
+        f"  source        {plan.item.source}",
+    ]
+    if prefix is not None:
+        lines.append(
+            f"  name          from generateName {prefix!r} and a hash of the manifest "
+            "(the same on every run)"
+        )
+    lines += [
+        f"  PodGroup      {plan.podgroup_name}  queue {plan.queue or 'default (Volcano default)'}"
+        + (" (created by this stack)" if plan.queue_declared else "")
+        + (f"  priorityClass {plan.priority_class}" if plan.priority_class else ""),
+    ]
+    workers = sum(s.members for s in gang.shares if s.role == "worker")
+    lines.append(
+        f"  minMember     {gang.min_member}  (1 head + {workers} workers; "
+        "the submitter is reserved but never counted)"
+    )
+    rows = [["role", "group", "members", "reserved", *names]]
+    for share in gang.shares:
+        per = format_resource_list(share.per_pod)
+        rows.append(
+            [share.role, share.group, str(share.members), str(share.reserved)]
+            + [per.get(n, "-") for n in names]
+        )
+    lines.append("  pods (per pod)")
+    lines += _table(rows, "    ")
+    resources = ", ".join(f"{k} {v}" for k, v in gang.min_resources_strings().items()) or "{}"
+    lines.append(f"  minResources  {resources}")
+    declared = (plan.declared_min_member, plan.declared_min_resources)
+    if declared != (gang.min_member, gang.min_resources_strings()):
+        now = ", ".join(f"{k} {v}" for k, v in declared[1].items()) or "{}"
+        lines.append(f"  declared now  minMember {declared[0]}, minResources {now} (lifecycle)")
+    kuberay = plan.kuberay_gang
+    if gang is not kuberay:
+        if (
+            kuberay.min_member == gang.min_member
+            and kuberay.min_resources_strings() == gang.min_resources_strings()
+        ):
+            lines.append("  vs kuberay    identical")
+        else:
+            theirs = (
+                ", ".join(f"{k} {v}" for k, v in kuberay.min_resources_strings().items()) or "{}"
+            )
+            lines.append(f"  vs kuberay    minMember {kuberay.min_member}, {theirs}")
+            lines += [f"                - {d}" for d in gang.differences]
+    if plan.preflight is not None:
+        lines += plan.preflight.table_lines()
+    if plan.lifecycle is not None:
+        lines += [f"  {line}" for line in plan.lifecycle.table_lines()]
+    lines.append(f"  submission    {plan.submission_id}")
+    lines.append(f"  dashboard     {plan.dashboard_url}")
+    lines.append("  create order")
+    index = 0
+    key = f"{plan.namespace}/{plan.name}"
+    for index, companion in enumerate(companions, start=1):
+        shared = [j for j in companion.jobs if j != key]
+        note = f"companion from {companion.source}" + (
+            f"; shared with {', '.join(shared)}" if shared else ""
+        )
+        if companion.is_secret:
+            keys = _secret_keys(companion)
+            note += f"; Secret keys {', '.join(keys) if keys else '(none)'}, values not shown"
+        where = f"{companion.namespace}/" if companion.namespace != plan.namespace else ""
+        lines.append(f"    {index}. {companion.kind}/{where}{companion.name}  ({note})")
+    refs = [c.ref for c in companions]
+    spaces = [c.ref for c in companions if c.is_namespace]
+    for offset, resource in enumerate(plan.resources, start=index + 1):
+        wait = _WAITS.get(resource.role, "")
+        deps = list(resource.depends_on) + companion_deps(resource.role, refs, spaces)
+        after = f"after {', '.join(deps)}" if deps else ""
+        note = "; ".join(x for x in (wait, after) if x)
+        lines.append(f"    {offset}. {resource.ref}" + (f"  ({note})" if note else ""))
+    return lines
+
+
+def _secret_keys(companion: Companion) -> list[str]:
+    manifest = companion.manifest
+    return sorted({*dict(manifest.get("data") or {}), *dict(manifest.get("stringData") or {})})
+
+
+def render_table(plan: StackPlan) -> str:
+    """``raygang plan`` (the default format): a readable summary per job."""
+    lines: list[str] = []
+    for job in plan.jobs:
+        lines += _job_table(job, plan.companions_of(job))
+        lines.append("")
+    if plan.queues:
+        lines.append("Queues created by this stack: " + ", ".join(q.name for q in plan.queues))
+    alone = [c for c in plan.companions if not c.jobs]
+    if alone:
+        lines.append(
+            "Objects created by this stack for no RayJob (their files declare none): "
+            + ", ".join(
+                f"{c.kind}/{c.namespace + '/' if c.namespace else ''}{c.name}" for c in alone
+            )
+        )
+    lines += [f"note: {i}" for i in plan.ignored]
+    return "\n".join(lines).rstrip() + "\n"
