@@ -1,0 +1,27 @@
+"""The Pulumi layer: register a plan's objects as ``pulumi_kubernetes`` resources.
+
+Nothing here computes anything. :func:`raygang.plan.plan_job` decides every object,
+its order and its dependencies; these classes turn each planned object into one resource,
+add the ownerReferences whose UIDs only exist after creation, and wire ``depends_on``.
+
+Modules, each importing only those before it: ``resources`` (a planned object as a
+``CustomResource``, secret inputs, spec errors as ``RunError``), ``companions`` (any object
+of a job's file, with pulumi_kubernetes' class for its kind), ``queue`` (``VolcanoQueue``),
+``args`` (``RayJobGangArgs``), ``planning`` (the plan the args give) and ``rayjobgang``
+(``RayJobGang``).
+"""
+
+from __future__ import annotations
+
+from raygang.component.args import RayJobGangArgs
+from raygang.component.companions import create_companion, create_companions
+from raygang.component.queue import VolcanoQueue
+from raygang.component.rayjobgang import RayJobGang
+
+__all__ = [
+    "RayJobGang",
+    "RayJobGangArgs",
+    "VolcanoQueue",
+    "create_companion",
+    "create_companions",
+]

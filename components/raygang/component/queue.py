@@ -1,0 +1,44 @@
+"""``VolcanoQueue``: a Volcano Queue the stack creates, as a component resource."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import pulumi
+
+from raygang.component.resources import custom_resource, or_run_error
+from raygang.kuberay.jobplan import PlannedResource
+from raygang.volcano.queue import QueueDecl, parse_queue
+
+
+class VolcanoQueue(pulumi.ComponentResource):
+    """A Volcano Queue created by the stack, ready once Volcano reports it Open.
+
+    Args:
+        name: the Pulumi resource name.
+        queue: a parsed declaration, or a Queue manifest (``{metadata: {name}, spec}``).
+        opts: the usual resource options (provider, parent, protect ...).
+    """
+
+    queue_name: pulumi.Output[str]
+
+    def __init__(
+        self,
+        name: str,
+        queue: QueueDecl | Mapping[str, Any],
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None:
+        super().__init__("raygang:index:VolcanoQueue", name, None, opts)
+        decl = (
+            queue
+            if isinstance(queue, QueueDecl)
+            else or_run_error(lambda: parse_queue(queue, name))
+        )
+        self.decl = decl
+        planned = PlannedResource("queue", decl.manifest())
+        self.queue = custom_resource(
+            name, planned, dict(planned.manifest["metadata"]), pulumi.ResourceOptions(parent=self)
+        )
+        self.queue_name = pulumi.Output.from_input(decl.name)
+        self.register_outputs({"queueName": self.queue_name})
