@@ -15,22 +15,18 @@ Command line:
 ``python -m raygang.localcluster --help``.
 """
 
-from raygang.localcluster._cluster import (
-    DEFAULT_NODES,
-    KWOK_ANNOTATION,
-    LocalCluster,
-    NodeShape,
-    Versions,
-    wait_until,
-)
+from raygang.localcluster._cluster import LocalCluster
 from raygang.localcluster._errors import ClusterError
+from raygang.localcluster._nodes import DEFAULT_NODES, KWOK_ANNOTATION, NodeShape
 from raygang.localcluster._paths import default_paths
+from raygang.localcluster._probes import wait_until
 from raygang.localcluster._pulumi import (
     LocalPulumi,
     PulumiError,
     copy_project,
     local_pulumi,
 )
+from raygang.localcluster._versions import Versions
 
 __all__ = [
     "DEFAULT_NODES",

@@ -14,8 +14,9 @@ import sys
 import time
 from pathlib import Path
 
-from raygang.localcluster._cluster import DEFAULT_NODES, LocalCluster, NodeShape
+from raygang.localcluster._cluster import LocalCluster
 from raygang.localcluster._errors import ClusterError
+from raygang.localcluster._nodes import DEFAULT_NODES, NodeShape
 from raygang.localcluster._paths import default_paths
 from raygang.localcluster._pulumi import copy_project, local_pulumi
 

@@ -4,6 +4,9 @@ nodes, Volcano's scheduler and controllers, and the KubeRay operator.
 The binaries are the ones ``tools/build`` makes from the Go module proxy. Each runs as a plain
 process of this machine with its log in ``<workdir>/logs``; the cluster is gone when
 :meth:`LocalCluster.stop` returns (also on errors, Ctrl-C and interpreter exit).
+
+This module is the lifecycle: the components started in order, each waited for until it
+serves; their command lines are in ``_flags``, the fake nodes in ``_nodes``.
 """
 
 from __future__ import annotations
@@ -11,98 +14,35 @@ from __future__ import annotations
 import atexit
 import base64
 import json
-import os
 import shutil
 import ssl
 import subprocess
 import tempfile
-import time
-import urllib.request
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
 from raygang.localcluster._certs import Certificates, make_certificates
 from raygang.localcluster._errors import ClusterError
+from raygang.localcluster._flags import (
+    apiserver_args,
+    controller_manager_args,
+    etcd_args,
+    kwok_args,
+    ray_operator_args,
+    volcano_controller_manager_args,
+    volcano_scheduler_args,
+    webhook_manager_args,
+)
+from raygang.localcluster._kubeconfig import write_kubeconfig
+from raygang.localcluster._nodes import DEFAULT_NODES, NodeShape
+from raygang.localcluster._probes import http
 from raygang.localcluster._process import Process, Supervisor, free_port
+from raygang.localcluster._versions import Versions, read_versions
+from raygang.localcluster._webhooks import webhook_configurations
 
-KWOK_ANNOTATION = "kwok.x-k8s.io/node"
-_SERVICE_CIDR = "10.96.0.0/16"
 _START_TIMEOUT_S = 90.0
-
-# The controllers a batch job needs: Jobs and their pods, owner-reference garbage collection,
-# namespace deletion, the default ServiceAccount of each namespace, TTL of finished Jobs, the
-# kube-root-ca.crt ConfigMap that projected service-account volumes read, and node lifecycle
-# (it lifts the not-ready taint the API server puts on every new node once kwok reports it
-# Ready; without it nothing schedules).
-KCM_CONTROLLERS = (
-    "node-lifecycle-controller",
-    "job-controller",
-    "garbage-collector-controller",
-    "namespace-controller",
-    "serviceaccount-controller",
-    "ttl-after-finished-controller",
-    "root-ca-certificate-publisher-controller",
-)
-VOLCANO_CONTROLLERS = ("queue-controller", "pg-controller")
-# The admission webhooks of a Volcano install that concern our objects (path, kind of
-# configuration, operations, resource). The validating one for PodGroups is what refuses a
-# PodGroup whose queue is not Open; the mutating ones fill in defaults (queue weight, ...).
-VOLCANO_WEBHOOKS = (
-    ("/podgroups/validate", "Validating", ("CREATE",), "podgroups"),
-    ("/podgroups/mutate", "Mutating", ("CREATE",), "podgroups"),
-    ("/queues/validate", "Validating", ("CREATE", "UPDATE", "DELETE"), "queues"),
-    ("/queues/mutate", "Mutating", ("CREATE",), "queues"),
-)
-
-
-@dataclass(frozen=True)
-class NodeShape:
-    """A fake node kwok keeps Ready: its allocatable resources, labels and taints."""
-
-    name: str
-    cpu: str = "8"
-    memory: str = "32Gi"
-    pods: int = 110
-    extra: Mapping[str, str] = field(default_factory=dict)
-    labels: Mapping[str, str] = field(default_factory=dict)
-    taints: Sequence[Mapping[str, str]] = ()
-
-    def manifest(self) -> dict[str, Any]:
-        resources = {"cpu": self.cpu, "memory": self.memory, "pods": str(self.pods)}
-        resources.update(self.extra)
-        return {
-            "apiVersion": "v1",
-            "kind": "Node",
-            "metadata": {
-                "name": self.name,
-                "annotations": {KWOK_ANNOTATION: "fake", "node.alpha.kubernetes.io/ttl": "0"},
-                "labels": {
-                    "kubernetes.io/hostname": self.name,
-                    "kubernetes.io/os": "linux",
-                    "kubernetes.io/arch": "amd64",
-                    "type": "kwok",
-                    **self.labels,
-                },
-            },
-            "spec": {"taints": [dict(t) for t in self.taints]},
-            "status": {"allocatable": resources, "capacity": resources},
-        }
-
-
-DEFAULT_NODES = (
-    NodeShape("kwok-node-0"),
-    NodeShape("kwok-node-1"),
-)
-
-
-@dataclass(frozen=True)
-class Versions:
-    """What each component says of itself (``--version``), for reports and the README."""
-
-    items: Mapping[str, str]
 
 
 class LocalCluster:
@@ -236,23 +176,7 @@ class LocalCluster:
 
     def versions(self) -> Versions:
         """What each binary says of its release (KubeRay's operator has no version flag)."""
-        items: dict[str, str] = {}
-        for name, marker in (
-            ("etcd", "etcd Version:"),
-            ("kube-apiserver", "Kubernetes"),
-            ("kube-controller-manager", "Kubernetes"),
-            ("kwok", "kwok version"),
-            ("vc-scheduler", "Version:"),
-        ):
-            exe = self.bin_dir / name
-            if not exe.exists():
-                continue
-            done = subprocess.run(
-                [str(exe), "--version"], capture_output=True, text=True, timeout=30, check=False
-            )
-            lines = (done.stdout + done.stderr).splitlines()
-            items[name] = next((ln.strip() for ln in lines if ln.startswith(marker)), "")
-        return Versions(items)
+        return read_versions(self.bin_dir)
 
     # -- components ------------------------------------------------------------------------
 
@@ -262,23 +186,8 @@ class LocalCluster:
     def _start_etcd(self) -> str:
         client, peer = free_port(), free_port()
         url = f"http://127.0.0.1:{client}"
-        p = self._sup.start(
-            "etcd",
-            [
-                self._exe("etcd"),
-                "--name=raygang",
-                f"--data-dir={self.workdir / 'etcd'}",
-                f"--listen-client-urls={url}",
-                f"--advertise-client-urls={url}",
-                f"--listen-peer-urls=http://127.0.0.1:{peer}",
-                f"--initial-advertise-peer-urls=http://127.0.0.1:{peer}",
-                f"--initial-cluster=raygang=http://127.0.0.1:{peer}",
-                "--listen-metrics-urls=",
-                "--unsafe-no-fsync",  # a test cluster: durability buys nothing, fsync costs
-                "--log-level=warn",
-            ],
-        )
-        self._sup.wait(p, lambda: b'"health":"true"' in _http(f"{url}/health"),
+        p = self._sup.start("etcd", etcd_args(self._exe("etcd"), self.workdir / "etcd", url, peer))
+        self._sup.wait(p, lambda: b'"health":"true"' in http(f"{url}/health"),
                        timeout=self.start_timeout)  # fmt: skip
         return url
 
@@ -288,82 +197,24 @@ class LocalCluster:
         self.server = f"https://127.0.0.1:{port}"
         p = self._sup.start(
             "kube-apiserver",
-            [
-                self._exe("kube-apiserver"),
-                f"--etcd-servers={etcd_url}",
-                "--bind-address=127.0.0.1",
-                "--advertise-address=127.0.0.1",
-                f"--secure-port={port}",
-                f"--tls-cert-file={c.apiserver.cert}",
-                f"--tls-private-key-file={c.apiserver.key}",
-                f"--client-ca-file={c.ca.cert}",
-                "--service-account-issuer=https://kubernetes.default.svc.cluster.local",
-                f"--service-account-key-file={c.service_account_pub}",
-                f"--service-account-signing-key-file={c.service_account_key}",
-                f"--service-cluster-ip-range={_SERVICE_CIDR}",
-                "--authorization-mode=RBAC",
-                "--allow-privileged=true",
-                "--endpoint-reconciler-type=none",
-                "--enable-priority-and-fairness=false",
-                "--profiling=false",
-                f"--cert-dir={self.workdir / 'pki'}",
-            ],
+            apiserver_args(self._exe("kube-apiserver"), etcd_url, port, c, self.workdir / "pki"),
         )
-        self._sup.wait(p, lambda: _http(f"{self.server}/readyz", self._tls()) == b"ok",
+        self._sup.wait(p, lambda: http(f"{self.server}/readyz", self._tls()) == b"ok",
                        timeout=self.start_timeout)  # fmt: skip
 
     def _write_kubeconfig(self) -> None:
-        c = self._need_certs()
-        config = {
-            "apiVersion": "v1",
-            "kind": "Config",
-            "clusters": [
-                {
-                    "name": "raygang-local",
-                    "cluster": {"server": self.server, "certificate-authority": str(c.ca.cert)},
-                }
-            ],
-            "users": [
-                {
-                    "name": "raygang-admin",
-                    "user": {
-                        "client-certificate": str(c.admin.cert),
-                        "client-key": str(c.admin.key),
-                    },
-                }
-            ],
-            "contexts": [
-                {
-                    "name": "raygang-local",
-                    "context": {
-                        "cluster": "raygang-local",
-                        "user": "raygang-admin",
-                        "namespace": "default",
-                    },
-                }
-            ],
-            "current-context": "raygang-local",
-        }
-        self.kubeconfig.write_text(json.dumps(config, indent=2) + "\n")
-        os.chmod(self.kubeconfig, 0o600)
+        write_kubeconfig(self.kubeconfig, self.server, self._need_certs())
 
     def _start_controller_manager(self) -> None:
         c = self._need_certs()
         p = self._sup.start(
             "kube-controller-manager",
-            [
+            controller_manager_args(
                 self._exe("kube-controller-manager"),
-                f"--kubeconfig={self.kubeconfig}",
-                "--leader-elect=false",
-                f"--controllers={','.join(KCM_CONTROLLERS)}",
-                f"--service-account-private-key-file={c.service_account_key}",
-                f"--root-ca-file={c.ca.cert}",
-                "--use-service-account-credentials=false",
-                "--bind-address=127.0.0.1",
-                f"--secure-port={free_port()}",
-                f"--cert-dir={self.workdir / 'pki' / 'kcm'}",
-                "--concurrent-gc-syncs=4",
-            ],
+                self.kubeconfig,
+                c,
+                self.workdir / "pki" / "kcm",
+            ),
         )
         # The serviceaccount controller creating `default` proves the manager is working.
         self._sup.wait(
@@ -402,105 +253,36 @@ class LocalCluster:
         config.write_text("\n---\n".join(p.read_text() for p in stages))
         self._sup.start(
             "kwok",
-            [
-                self._exe("kwok"),
-                f"--kubeconfig={self.kubeconfig}",
-                f"--config={config}",
-                "--manage-all-nodes=false",
-                f"--manage-nodes-with-annotation-selector={KWOK_ANNOTATION}=fake",
-                "--node-ip=127.0.0.1",
-                f"--node-port={free_port()}",
-                f"--server-address=127.0.0.1:{free_port()}",
-                "--cidr=10.244.0.0/16",
-                "--node-lease-duration-seconds=40",
-            ],
+            kwok_args(self._exe("kwok"), self.kubeconfig, config),
             env={"HOME": str(self.workdir)},
         )
 
     def _start_webhooks(self) -> None:
-        """Volcano's webhook-manager on loopback, registered as a real install registers it.
-
-        Out of cluster it cannot create its webhook configurations itself (it only patches
-        the CA bundle of existing ones, named ``volcano-admission-service-<path>``), so we
-        create them, pointing at its URL, before it starts."""
+        """Volcano's webhook-manager on loopback, registered as a real install registers it
+        (the configurations are created first: :mod:`raygang.localcluster._webhooks`)."""
         c = self._need_certs()
         port, health = free_port(), free_port()
         ca_bundle = base64.b64encode(c.ca.cert.read_bytes()).decode()
-        configs = []
-        for path, kind, operations, resource in VOLCANO_WEBHOOKS:
-            name = "volcano-admission-service" + path.replace("/", "-")
-            verb = "validate" if kind == "Validating" else "mutate"
-            configs.append(
-                {
-                    "apiVersion": "admissionregistration.k8s.io/v1",
-                    "kind": f"{kind}WebhookConfiguration",
-                    "metadata": {"name": name},
-                    "webhooks": [
-                        {
-                            "name": f"{verb}{resource[:-1]}.volcano.sh",
-                            "admissionReviewVersions": ["v1"],
-                            "sideEffects": "None",
-                            "failurePolicy": "Fail",
-                            "timeoutSeconds": 10,
-                            "clientConfig": {
-                                "url": f"https://127.0.0.1:{port}{path}",
-                                "caBundle": ca_bundle,
-                            },
-                            "rules": [
-                                {
-                                    "operations": list(operations),
-                                    "apiGroups": ["scheduling.volcano.sh"],
-                                    "apiVersions": ["v1beta1"],
-                                    "resources": [resource],
-                                }
-                            ],
-                        }
-                    ],
-                }
-            )
-        self.apply(configs)
+        self.apply(webhook_configurations(port, ca_bundle))
         p = self._sup.start(
             "vc-webhook-manager",
-            [
-                self._exe("vc-webhook-manager"),
-                f"--kubeconfig={self.kubeconfig}",
-                "--listen-address=127.0.0.1",
-                f"--port={port}",
-                f"--tls-cert-file={c.webhook.cert}",
-                f"--tls-private-key-file={c.webhook.key}",
-                f"--ca-cert-file={c.ca.cert}",
-                f"--webhook-url=https://127.0.0.1:{port}",
-                f"--enabled-admission={','.join(w[0] for w in VOLCANO_WEBHOOKS)}",
-                "--enable-healthz",
-                f"--healthz-address=127.0.0.1:{health}",
-            ],
+            webhook_manager_args(self._exe("vc-webhook-manager"), self.kubeconfig, port, health, c),
         )
         # Its health endpoint is served over TLS with the webhook's own certificate.
         trust = ssl.create_default_context(cafile=str(c.ca.cert))
-        self._sup.wait(p, lambda: _http(f"https://127.0.0.1:{health}/healthz", trust) == b"ok",
+        self._sup.wait(p, lambda: http(f"https://127.0.0.1:{health}/healthz", trust) == b"ok",
                        timeout=self.start_timeout)  # fmt: skip
 
     def _start_volcano(self) -> None:
-        common = [f"--kubeconfig={self.kubeconfig}", "--leader-elect=false"]
         cm = self._sup.start(
             "vc-controller-manager",
-            [
-                self._exe("vc-controller-manager"),
-                *common,
-                f"--controllers={','.join(VOLCANO_CONTROLLERS)}",
-                f"--listen-address=127.0.0.1:{free_port()}",
-                f"--healthz-address=127.0.0.1:{free_port()}",
-            ],
+            volcano_controller_manager_args(self._exe("vc-controller-manager"), self.kubeconfig),
         )
         sched = self._sup.start(
             "vc-scheduler",
-            [
-                self._exe("vc-scheduler"),
-                *common,
-                f"--listen-address=127.0.0.1:{free_port()}",
-                f"--healthz-address=127.0.0.1:{free_port()}",
-                f"--cache-dump-dir={self.workdir / 'vc-cache-dump'}",
-            ],
+            volcano_scheduler_args(
+                self._exe("vc-scheduler"), self.kubeconfig, self.workdir / "vc-cache-dump"
+            ),
         )
         # Volcano's queue controller opens the `default` queue the scheduler creates.
         self._sup.wait(
@@ -516,16 +298,10 @@ class LocalCluster:
         probe = free_port()
         p = self._sup.start(
             "ray-operator",
-            [
-                self._exe("ray-operator"),
-                f"--metrics-addr=127.0.0.1:{free_port()}",
-                f"--health-probe-bind-address=127.0.0.1:{probe}",
-                "--enable-leader-election=false",
-                *(["--batch-scheduler=volcano"] if self.with_volcano else []),
-            ],
+            ray_operator_args(self._exe("ray-operator"), probe, volcano=self.with_volcano),
             env={"KUBECONFIG": str(self.kubeconfig)},
         )
-        self._sup.wait(p, lambda: _http(f"http://127.0.0.1:{probe}/readyz") == b"ok",
+        self._sup.wait(p, lambda: http(f"http://127.0.0.1:{probe}/readyz") == b"ok",
                        timeout=self.start_timeout)  # fmt: skip
 
     # -- probes ----------------------------------------------------------------------------
@@ -578,21 +354,3 @@ class LocalCluster:
 
     def _process(self, name: str) -> Process | None:
         return next((p for p in self._sup.processes if p.name == name), None)
-
-
-def _http(url: str, context: ssl.SSLContext | None = None) -> bytes:
-    with urllib.request.urlopen(url, timeout=5, context=context) as response:
-        body: bytes = response.read()
-        return body.strip()
-
-
-def wait_until(probe: Any, timeout: float, what: str, interval: float = 0.5) -> Any:
-    """Poll ``probe()`` until it returns something truthy; raise after ``timeout`` seconds."""
-    deadline = time.monotonic() + timeout
-    last: Any = None
-    while time.monotonic() < deadline:
-        last = probe()
-        if last:
-            return last
-        time.sleep(interval)
-    raise TimeoutError(f"{what}: not reached after {timeout:.0f} s (last seen: {last!r})")
