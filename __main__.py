@@ -68,7 +68,9 @@ def main() -> None:
         )
     for warning in gate.warnings:
         pulumi.log.warn(f"raygang: {warning}")
-    queues = {q.name: VolcanoQueue(q.name, q) for q in plan.queues}
+    queues = {
+        q.name: VolcanoQueue(q.name, q, secret=_from_secret_config(q.source)) for q in plan.queues
+    }
     # The other objects of the manifest files, each once, before the RayClusters that use them.
     companions = create_companions(plan.companions)
     for job in plan.jobs:
@@ -98,12 +100,16 @@ def main() -> None:
 
 
 def _from_secret_config(source: str) -> bool:
-    """Whether a job comes from secret config: then its resources' inputs stay secret.
+    """Whether a job or queue comes from secret config: then its resources' inputs stay secret.
 
-    A job of ``raygang:jobs`` is named ``stack config raygang:jobs[i]``; any other comes from
-    a file of ``raygang:manifests``. Pulumi marks a whole key secret when any value in it is.
+    One of ``raygang:jobs`` or ``raygang:queues`` is named ``stack config raygang:jobs[i]``
+    (``queues[i]``); any other comes from a file of ``raygang:manifests``. Pulumi marks a
+    whole key secret when any value in it is.
     """
-    key = "jobs" if source.startswith("stack config raygang:jobs[") else "manifests"
+    key = "manifests"
+    for inline in ("jobs", "queues"):
+        if source.startswith(f"stack config raygang:{inline}["):
+            key = inline
     return pulumi.runtime.is_config_secret(f"raygang:{key}")
 
 

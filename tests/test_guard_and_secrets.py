@@ -179,6 +179,17 @@ def test_jobs_from_secret_config_register_secret_inputs(preview: bool) -> None:
     assert not _is_secret(queue.inputs["spec"])
 
 
+def test_queues_from_secret_config_register_secret_inputs() -> None:
+    monitor = install(stack_config("dev"), preview=True, secret_keys=["raygang:queues"])
+    run_program(monitor)
+    (queue,) = [r for r in monitor.registrations if r.type.endswith(":Queue")]
+    assert _is_secret(queue.inputs["metadata"])
+    assert _is_secret(queue.inputs["spec"])
+    # The jobs come from raygang:jobs, which is not secret here.
+    (cluster,) = monitor.of_type(RC_T)
+    assert not _is_secret(cluster.inputs["spec"])
+
+
 def test_jobs_from_plain_config_register_plain_inputs() -> None:
     monitor = install(stack_config("dev"), preview=True)
     run_program(monitor)

@@ -185,3 +185,8 @@ class TestPlacement:
             key(affinity=self.required({})),
         }
         assert len(keys) == 8
+        # A node selector's labels in another order are the same placement.
+        assert key(nodeSelector={"zone": "a", "pool": "gpu"}) == key(
+            nodeSelector={"pool": "gpu", "zone": "a"}
+        )
+        assert key(nodeSelector={"zone": "a", "pool": "gpu"}) != key(nodeSelector={"zone": "a"})

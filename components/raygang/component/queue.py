@@ -19,6 +19,8 @@ class VolcanoQueue(pulumi.ComponentResource):
         name: the Pulumi resource name.
         queue: a parsed declaration, or a Queue manifest (``{metadata: {name}, spec}``).
         opts: the usual resource options (provider, parent, protect ...).
+        secret: the declaration comes from secret config (``pulumi config set --secret``):
+            the Queue's inputs are registered as secrets.
     """
 
     queue_name: pulumi.Output[str]
@@ -28,6 +30,8 @@ class VolcanoQueue(pulumi.ComponentResource):
         name: str,
         queue: QueueDecl | Mapping[str, Any],
         opts: pulumi.ResourceOptions | None = None,
+        *,
+        secret: bool = False,
     ) -> None:
         super().__init__("raygang:index:VolcanoQueue", name, None, opts)
         decl = (
@@ -38,7 +42,11 @@ class VolcanoQueue(pulumi.ComponentResource):
         self.decl = decl
         planned = PlannedResource("queue", decl.manifest())
         self.queue = custom_resource(
-            name, planned, dict(planned.manifest["metadata"]), pulumi.ResourceOptions(parent=self)
+            name,
+            planned,
+            dict(planned.manifest["metadata"]),
+            pulumi.ResourceOptions(parent=self),
+            secret,
         )
         self.queue_name = pulumi.Output.from_input(decl.name)
         self.register_outputs({"queueName": self.queue_name})

@@ -278,11 +278,12 @@ class Placement:
         """What the static predicates read, as one comparable value.
 
         The models' ``repr`` names every field in declaration order, so it is exact and
-        stable; two equal node selectors written in another key order only miss each
-        other's cached results. Interned: every pod of a stack has one, most alike, and
-        the rankings keep up to a thousand keys that hold it.
+        stable; the node selector's labels are sorted, as their order means nothing.
+        Interned: every pod of a stack has one, most alike, and the rankings keep up to a
+        thousand keys that hold it.
         """
-        return sys.intern(repr((self.tolerations, self.node_selector, self.required_terms)))
+        selector = tuple(sorted(self.node_selector.items()))
+        return sys.intern(repr((self.tolerations, selector, self.required_terms)))
 
 
 @dataclass(frozen=True)

@@ -163,6 +163,14 @@ class TestTolerates:
         assert not tolerates(Toleration(key="gpu"), self.GPU_PRESENT)
         assert tolerates(Toleration(key="gpu"), {"key": "gpu", "effect": "NoSchedule"})
 
+    def test_an_unknown_operator_tolerates_nothing(self) -> None:
+        # ToleratesTaint's default case; the API server refuses such a pod anyway.
+        assert not tolerates(Toleration(key="gpu", operator="exists"), self.GPU_PRESENT)
+        assert not tolerates(
+            Toleration(key="gpu", operator="Gt", value="present"), self.GPU_PRESENT
+        )
+        assert tolerates(Toleration(key="gpu", operator="Equal", value="present"), self.GPU_PRESENT)
+
     def test_key_and_effect_must_match_when_set(self) -> None:
         assert not tolerates(Toleration(key="tpu", operator="Exists"), self.GPU_PRESENT)
         assert not tolerates(
@@ -219,6 +227,18 @@ class TestNodeAffinity:
         )
         assert failure(fewer, on_node(labels={"cores": "4"})) is None
         assert failure(fewer, on_node(labels={"cores": "16"})) == self.MISMATCH
+
+    def test_gt_and_lt_read_integers_as_go_does(self) -> None:
+        # strconv.ParseInt(s, 10, 64): a sign is fine, underscores and spaces are not.
+        more = requiring(
+            {"matchExpressions": [{"key": "cores", "operator": "Gt", "values": ["8"]}]}
+        )
+        assert failure(more, on_node(labels={"cores": "+16"})) is None
+        assert failure(more, on_node(labels={"cores": "16_000"})) == self.MISMATCH
+        odd = requiring(
+            {"matchExpressions": [{"key": "cores", "operator": "Gt", "values": ["1_0"]}]}
+        )
+        assert failure(odd, on_node(labels={"cores": "16"})) == self.MISMATCH
 
     def test_exists_and_does_not_exist(self) -> None:
         has = requiring({"matchExpressions": [{"key": "gpu", "operator": "Exists"}]})

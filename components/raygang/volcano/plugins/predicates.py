@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from raygang.kube.core import NodeSelectorRequirement, NodeSelectorTerm, Toleration
+from raygang.kube.goint import parse_int64
 from raygang.volcano.api import Node, Num, Task, fits_in, short_on_node
 
 UNSCHEDULABLE_TAINT = "node.kubernetes.io/unschedulable"
@@ -20,14 +21,18 @@ CORDON_TAINT: Mapping[str, Any] = {"key": UNSCHEDULABLE_TAINT, "effect": "NoSche
 
 
 def tolerates(toleration: Toleration, taint: Mapping[str, Any]) -> bool:
-    """Kubernetes' ``Toleration.ToleratesTaint``: an empty effect or key matches any,
-    ``Exists`` ignores the value and an empty operator means ``Equal``."""
+    """Kubernetes' ``Toleration.ToleratesTaint`` (k8s.io/api v0.34, which Volcano v1.14
+    builds with): an empty effect or key matches any, ``Exists`` ignores the value, an
+    empty operator means ``Equal``, and any other operator tolerates nothing."""
     if toleration.effect and toleration.effect != taint.get("effect"):
         return False
     if toleration.key and toleration.key != taint.get("key"):
         return False
-    if (toleration.operator or "Equal") == "Exists":
+    operator = toleration.operator or "Equal"
+    if operator == "Exists":
         return True
+    if operator != "Equal":
+        return False
     return (toleration.value or "") == str(taint.get("value") or "")
 
 
@@ -57,9 +62,8 @@ def requirement_matches(requirement: NodeSelectorRequirement, value: str | None)
     if operator == "DoesNotExist":
         return value is None
     if operator in ("Gt", "Lt") and value is not None and len(values) == 1:
-        try:
-            left, right = int(value), int(values[0])
-        except ValueError:
+        left, right = parse_int64(value), parse_int64(values[0])
+        if left is None or right is None:
             return False
         return left > right if operator == "Gt" else left < right
     return False
