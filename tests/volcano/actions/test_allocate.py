@@ -9,8 +9,6 @@ from hypothesis import event, given
 from hypothesis import strategies as st
 from raygang.volcano.actions.allocate import is_roomy, place_gang, place_singly
 from raygang.volcano.api import Node, Placement, Task
-from raygang.volcano.cache import EmptyNodes
-from raygang.volcano.plugins.predicates import fit_failure
 from raygang.volcano.ranking import Ranking
 
 from tests.volcano.conftest import (
@@ -92,24 +90,6 @@ class TestRankedPlacement:
             outcome = place_gang(list(order), list(base), len(gang), whole_gang=True)
             placed = sum(1 for t in gang if not t.best_effort)
             assert outcome.ready and outcome.allocated == placed
-
-    @ENGINE
-    @given(data=st.data())
-    def test_empty_nodes_as_a_node_by_node_check(self, data: st.DataObject) -> None:
-        empty = [n.empty() for n in data.draw(nodes())]
-        # Remembering one answer: what was forgotten is found again alike.
-        fits = EmptyNodes(empty, kept=data.draw(st.sampled_from([1, 1024])))
-        for task in data.draw(kinds()) * 2:
-            naive = {
-                n.name: r for n in empty if (r := fit_failure(task, n, n.allocatable)) is not None
-            }
-            holds = sum(
-                min(n.allocatable.get(k, 0) // v for k, v in task.request.items() if v > 0)
-                for n in empty
-                if n.name not in naive
-            )
-            assert fits.reasons(task) == naive
-            assert fits.fit(task) == (len(naive) < len(empty), 0 if task.best_effort else holds)
 
     def test_roomy_is_not_vacuous(self) -> None:
         task = Task("w", "w", "w-*", {"cpu": 1000, "memory": GI, "pods": 1}, Placement())

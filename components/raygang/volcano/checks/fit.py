@@ -5,7 +5,7 @@ resource check over empty nodes)."""
 from __future__ import annotations
 
 from raygang.volcano.api import Task, asked_names, show_res
-from raygang.volcano.cache import EmptyNodes
+from raygang.volcano.emptynodes import EmptyNodes
 from raygang.volcano.evaluation import Evaluation
 from raygang.volcano.fixes import group_fix, replica_cut, static_fix
 from raygang.volcano.plugins.predicates import fit_error_message
