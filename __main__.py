@@ -4,27 +4,16 @@ from pathlib import Path
 
 import pulumi
 from raygang import RayJobGang, RayJobGangArgs, VolcanoQueue, create_companions
-from raygang.kube import kubeyaml
 from raygang.kube.errors import SpecError, internal_error
-from raygang.kube.yamlfile import problem_from
 from raygang.lifecycle.facts.live import live_snapshot
 from raygang.loader import load_files
 from raygang.pipeline import plan_everything, preflight_gate
-from raygang.settings import settings_from_getter, unknown_key_problems
+from raygang.settings import config_value, settings_from_getter, unknown_key_problems
 
 
 def _config_value(config: pulumi.Config, key: str) -> object:
-    # Structured config reaches the program as JSON text; scalars as plain strings. The
-    # JSON goes through the same bounded reader as every file (size, depth, long integers).
-    raw = config.get(key)
-    if raw is None:
-        return None
-    try:
-        return kubeyaml.load_json_value(raw, source=f"raygang:{key}")
-    except kubeyaml.NotJSONError:
-        return raw
-    except kubeyaml.ManifestError as exc:
-        raise SpecError([problem_from(exc)]) from None
+    # The same step as `raygang plan` takes for each key of the stack file.
+    return config_value(config.get(key), f"raygang:{key}")
 
 
 def _config_keys() -> list[str]:

@@ -170,3 +170,21 @@ def test_a_submitter_with_its_own_command_plans_without_entrypoint(
     container = submitter["spec"]["template"]["spec"]["containers"][0]
     assert container["command"] == ["/submitter"]
     assert container["args"] == ["--", "python", "/home/ray/samples/sample_code.py"]
+
+
+def test_stack_preflight_off_plans_as_pulumi_reads_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Pulumi (gopkg.in/yaml.v3) hands the program `raygang:preflight: off` as the string
+    # "off"; go-yaml v2 typing read it as false, and the plan refused what `pulumi up` took.
+    (tmp_path / "stacks").mkdir()
+    (tmp_path / "Pulumi.yaml").write_text((ROOT / "Pulumi.yaml").read_text())
+    dev = (ROOT / "stacks" / "Pulumi.dev.yaml").read_text()
+    small = dev.replace('cpu: "8"', 'cpu: "1"', 1)  # a worker (2 cpu) fits no node
+    assert small != dev
+    stack = tmp_path / "stacks" / "Pulumi.t.yaml"
+    stack.write_text(small)
+    assert main(["plan", "--stack", "t", "--project-dir", str(tmp_path)]) == 3
+    stack.write_text(small.replace("config:\n", "config:\n  raygang:preflight: off\n", 1))
+    assert main(["plan", "--stack", "t", "--project-dir", str(tmp_path)]) == 0
+    assert "the boolean" not in capsys.readouterr().err

@@ -1,7 +1,9 @@
 """Stack settings: the ``raygang:*`` keys of a stack config, and per-job overrides.
 
 The Pulumi program and ``raygang plan`` both build a :class:`StackSettings` from the same
-keys, so what the offline plan prints is what ``pulumi up`` would create.
+keys, so what the offline plan prints is what ``pulumi up`` would create. Pulumi hands the
+program each value as a string; :func:`config_value` is the one step, shared by the program
+and :func:`read_stack_file`, that turns that string into the value settings are built from.
 """
 
 from __future__ import annotations
@@ -12,19 +14,27 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from raygang.kube import kubeyaml
 from raygang.kube.errors import Problem, SpecError, describe_value
-from raygang.kube.yamlfile import read_documents
+from raygang.kube.yamlfile import problem_from, read_stack_documents
 from raygang.kuberay.gang import Accounting
 from raygang.kuberay.settings import JobSettings
 from raygang.rayjob.spec import problems_from_validation_error
 
 __all__ = [
+    "PROJECT",
     "JobSettings",
     "StackSettings",
+    "config_value",
     "read_stack_file",
     "settings_from_getter",
+    "stack_config_strings",
     "unknown_key_problems",
 ]
+
+
+# The project's name (Pulumi.yaml): the namespace Pulumi gives config keys written without one.
+PROJECT = "raygang"
 
 
 KEYS = (
@@ -79,6 +89,27 @@ class StackSettings(BaseModel):
         )
 
 
+def config_value(raw: str | None, source: str) -> object:
+    """The value of one ``raygang:*`` key from the string Pulumi hands the program.
+
+    Structured config reaches the program as JSON text and scalars as plain strings: JSON
+    text is read through the same bounded reader as every file (size, depth, long integers),
+    anything else is the string itself (``off``, ``""``). The program and ``raygang plan``
+    both call this, so they cannot read a value differently.
+
+    Raises:
+        SpecError: JSON past the reader's limits, or refused by it.
+    """
+    if raw is None:
+        return None
+    try:
+        return kubeyaml.load_json_value(raw, source=source)
+    except kubeyaml.NotJSONError:
+        return raw
+    except kubeyaml.ManifestError as exc:
+        raise SpecError([problem_from(exc)]) from None
+
+
 def settings_from_getter(get: Callable[[str], object], source: str) -> StackSettings:
     """Build settings from a key lookup (``pulumi.Config`` or a parsed stack file).
 
@@ -111,15 +142,21 @@ def unknown_key_problems(names: Iterable[str], source: str, prefix: str = "") ->
     ]
 
 
-def read_stack_file(path: Path) -> StackSettings:
-    """Read ``raygang:*`` keys from a ``Pulumi.<stack>.yaml`` without the Pulumi CLI.
+def stack_config_strings(path: Path, project: str = PROJECT) -> dict[str, str]:
+    """Every config key of a ``Pulumi.<stack>.yaml`` with the string Pulumi hands the program
+    for it, read without the Pulumi CLI.
+
+    The file is typed as the Pulumi CLI types it (gopkg.in/yaml.v3: ``off`` is the string
+    "off", ``010`` is 8, a timestamp is its Go ``String()``, null is ""); a map or list is
+    its JSON text. A key without a namespace belongs to ``project``, as Pulumi namespaces it.
 
     Raises:
-        SpecError: the file is missing, not YAML, or holds an unknown ``raygang:`` key.
+        SpecError: the file is missing, not YAML, not a stack file, or holds what Pulumi
+            refuses or would read at random.
     """
     source = str(path)
-    # The same bounded reader as every manifest (size cap, aliases, depth, long integers).
-    docs = read_documents(path, source)
+    # The same bounded reader as every file (size cap, aliases, depth, long integers).
+    docs = read_stack_documents(path, source)
     if len(docs) > 1:
         raise SpecError.one(source, "<file>", "holds several YAML documents", "a Pulumi stack file")
     data = docs[0].value if docs else {}
@@ -130,8 +167,38 @@ def read_stack_file(path: Path) -> StackSettings:
     config = data.get("config") or {}
     if not isinstance(config, Mapping):
         raise SpecError.one(source, "config", "is not a map", "a map of config keys")
-    ours = {k.split(":", 1)[1]: v for k, v in config.items() if str(k).startswith("raygang:")}
-    unknown = unknown_key_problems(config, source, prefix="config.")
+    strings: dict[str, str] = {}
+    for written, value in config.items():
+        key = written if ":" in written else f"{project}:{written}"
+        if key in strings:
+            raise SpecError.one(
+                source,
+                f"config.{written}",
+                f"is {key} again (Pulumi keeps one of the two at random)",
+                "each key once, with or without its namespace",
+            )
+        strings[key] = kubeyaml.pulumi_config_text(value)
+    return strings
+
+
+def read_stack_file(path: Path, project: str = PROJECT) -> StackSettings:
+    """Read ``raygang:*`` keys from a ``Pulumi.<stack>.yaml`` without the Pulumi CLI, each
+    as the program receives it under ``pulumi up``: the string Pulumi hands the program
+    (:func:`stack_config_strings`) through :func:`config_value`, as in the program.
+
+    Raises:
+        SpecError: as :func:`stack_config_strings`, an unknown ``raygang:`` key, or a value
+            settings refuse.
+    """
+    source = str(path)
+    ours = {
+        k: v for k, v in stack_config_strings(path, project).items() if k.startswith("raygang:")
+    }
+    unknown = unknown_key_problems(ours, source, prefix="config.")
     if unknown:
         raise SpecError(unknown)
-    return settings_from_getter(ours.get, source)
+    values = {
+        key.split(":", 1)[1]: config_value(text, f"{source} config.{key}")
+        for key, text in ours.items()
+    }
+    return settings_from_getter(values.get, source)

@@ -3,8 +3,9 @@
 Every file raygang reads (manifests, stack files; snapshots through ``kube.snapshot``) goes
 through :mod:`raygang.kube.kubeyaml`: bounded before and while parsing, typed as kubectl
 sends it to the API server (``1e3`` is the number 1000, ``yes`` is true, a timestamp stays
-text). Its errors become :class:`SpecError` problems naming the file, the document, the line
-and the field path.
+text), except stack files, typed as the Pulumi CLI reads them (``read_stack_documents``:
+gopkg.in/yaml.v3, ``yes`` is text). Its errors become :class:`SpecError` problems naming the
+file, the document, the line and the field path.
 """
 
 from __future__ import annotations
@@ -17,7 +18,14 @@ from raygang.kube import kubeyaml
 from raygang.kube.errors import MapKey, Problem, SpecError, describe_value, field_path
 from raygang.kube.kubeyaml import Document, Limits, ManifestError
 
-__all__ = ["MAX_VALUES", "json_problems", "problem_from", "read_documents", "yaml_documents"]
+__all__ = [
+    "MAX_VALUES",
+    "json_problems",
+    "problem_from",
+    "read_documents",
+    "read_stack_documents",
+    "yaml_documents",
+]
 
 
 # More values than any real RayJob has; a document past it is an alias bomb or a mistake.
@@ -65,6 +73,21 @@ def read_documents(
             limits=limits,
             duplicate_keys="last" if duplicate_keys == "last" else "refuse",
         )
+    except ManifestError as exc:
+        raise SpecError([problem_from(exc, label)]) from None
+
+
+def read_stack_documents(path: Path, label: str) -> list[Document]:
+    """A Pulumi stack file's documents typed as the Pulumi CLI types them (yaml.v3), bounded
+    as :func:`read_documents` (see :func:`raygang.kube.kubeyaml.load_stack_stream`).
+
+    Raises:
+        SpecError: unreadable, too large, not UTF-8, not YAML, past a limit, or holding
+            what Pulumi refuses (a repeated key, ``.inf``) or would read at random.
+    """
+    try:
+        data = kubeyaml.read_bounded(str(path))
+        return kubeyaml.load_stack_stream(data, source=label)
     except ManifestError as exc:
         raise SpecError([problem_from(exc, label)]) from None
 

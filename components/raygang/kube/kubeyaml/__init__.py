@@ -37,11 +37,18 @@ are counted while libyaml's events arrive (nothing is built past the limit); ali
 merges are counted as go-yaml would decode them (its own "excessive aliasing" rule is applied
 too) before any value is copied; nesting is counted with aliases expanded; no step recurses.
 
+Pulumi stack files are the one exception: the Pulumi CLI reads them with gopkg.in/yaml.v3
+(YAML 1.2-like typing: ``yes``/``off`` are text, timestamps become ``time.Time``), so
+``load_stack_stream`` types them that way and ``pulumi_config_text`` gives the string each
+config value reaches the program as.
+
 One module per job: ``limits`` (bounds, errors), ``read`` (a file's bytes), ``stream``
 (kubectl's document cutting and JSON sniffing), ``jsondecode`` (Go's JSON decoding),
-``events`` (the YAML parser), ``resolve`` (go-yaml's scalar typing), ``compose`` (a document
-from events), ``nodes``, ``keys`` and ``aliasing`` (its parts), ``encode`` (Go's JSON text),
-``load`` (the entry points). This ``__init__`` re-exports the public names only.
+``events`` (the YAML parser), ``resolve`` (go-yaml v2's scalar typing), ``resolve3``
+(yaml.v3's), ``compose`` (a document from events), ``compose3`` (its mappings as Pulumi reads
+them), ``nodes``, ``keys`` and ``aliasing`` (its parts), ``encode`` (Go's JSON text),
+``load`` and ``stackfile`` (the entry points). This ``__init__`` re-exports the public names
+only.
 """
 
 from __future__ import annotations
@@ -62,6 +69,7 @@ from raygang.kube.kubeyaml.load import (
     yaml_to_json_value,
 )
 from raygang.kube.kubeyaml.read import read_bounded
+from raygang.kube.kubeyaml.stackfile import load_stack_stream, pulumi_config_text
 from raygang.kube.kubeyaml.state import Document
 
 __all__ = [
@@ -75,7 +83,9 @@ __all__ = [
     "json_number_text",
     "load_documents",
     "load_json_value",
+    "load_stack_stream",
     "load_stream",
+    "pulumi_config_text",
     "read_bounded",
     "to_json",
     "yaml_to_json_value",

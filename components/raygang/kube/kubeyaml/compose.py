@@ -17,6 +17,7 @@ import yaml.events as ev
 
 from raygang.kube.kubeyaml import events
 from raygang.kube.kubeyaml.aliasing import check_alias_ratio
+from raygang.kube.kubeyaml.compose3 import finish_map3, json_scalar3
 from raygang.kube.kubeyaml.jsondecode import SURROGATE, check_text
 from raygang.kube.kubeyaml.keys import GoKey, KeyMaker
 from raygang.kube.kubeyaml.limits import ManifestError
@@ -29,6 +30,7 @@ from raygang.kube.kubeyaml.nodes import (
     path_segment,
 )
 from raygang.kube.kubeyaml.resolve import GoFloat, scalar
+from raygang.kube.kubeyaml.resolve3 import scalar3
 from raygang.kube.kubeyaml.state import Stream
 
 __all__ = [
@@ -163,6 +165,8 @@ class Composer:
             text = node.text = event.value
             tag = event.tag or ""
             implicit = bool(event.implicit[0])
+            if tag == "!" and st.v3:
+                implicit = not event.style  # yaml.v3: a plain scalar tagged ! still resolves
             if tag:
                 node.tag = tag
             if implicit:
@@ -175,7 +179,7 @@ class Composer:
             go = st.resolved.get(cache_key, _MISSING)
             if go is _MISSING:
                 try:
-                    go = scalar(tag, implicit, text, st.binary_errors)
+                    go = (scalar3 if st.v3 else scalar)(tag, implicit, text, st.binary_errors)
                 except ValueError as exc:
                     raise self._err(str(exc), "a value of the tag's type", line) from None
                 if len(text) <= 64 and len(st.resolved) < 10_000:
@@ -189,7 +193,10 @@ class Composer:
             assert isinstance(open_node, Node)
             node = open_node
             if node.kind == "map":  # finished while still open, so errors name its path
-                self._finish_map(node)
+                if self.st.v3:
+                    finish_map3(self, node)
+                else:
+                    self._finish_map(node)
             else:
                 self._finish_seq(node)
             self.stack.pop()
@@ -275,6 +282,14 @@ class Composer:
             return copy_json(self._value_of(node.target, line, segment))
         if node.kind == "scalar":
             go = node.go
+            if isinstance(go, GoFloat) and not math.isfinite(go) and self.st.v3:
+                raise self._err(
+                    f"has the value {node.text}, which Pulumi cannot store "
+                    "(json: unsupported value)",
+                    "a finite number, or a quoted string",
+                    line,
+                    self._path(segment) if segment else "<document>",
+                )
             if isinstance(go, GoFloat) and not math.isfinite(go):
                 raise self._err(
                     f"has the value {node.text}, which JSON cannot hold "
@@ -283,7 +298,7 @@ class Composer:
                     line,
                     self._path(segment) if segment else "<document>",
                 )
-            return json_scalar(go)
+            return json_scalar3(go) if self.st.v3 else json_scalar(go)
         return node.json
 
     def _finish_seq(self, node: Node) -> None:

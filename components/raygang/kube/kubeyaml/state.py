@@ -47,6 +47,8 @@ class Stream:
         self.limits = limits
         self.refuse_duplicates = refuse_duplicates
         self.binary_errors = "kubeyaml-go-replace"
+        # Typed as gopkg.in/yaml.v3 and Pulumi type a stack file (``compose3``), not as kubectl.
+        self.v3 = False
         self.nodes = 0
         self.docs: list[Document] = []
         # go-yaml's reading of short scalars, which repeat (resolution is context-free).
