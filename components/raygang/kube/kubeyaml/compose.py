@@ -10,6 +10,7 @@ keys that become the same JSON text, are refused.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Final
 
 import yaml
@@ -282,18 +283,14 @@ class Composer:
             return copy_json(self._value_of(node.target, line, segment))
         if node.kind == "scalar":
             go = node.go
-            if isinstance(go, GoFloat) and not math.isfinite(go) and self.st.v3:
-                raise self._err(
-                    f"has the value {node.text}, which Pulumi cannot store "
-                    "(json: unsupported value)",
-                    "a finite number, or a quoted string",
-                    line,
-                    self._path(segment) if segment else "<document>",
-                )
             if isinstance(go, GoFloat) and not math.isfinite(go):
+                who = (
+                    "Pulumi cannot store (json"
+                    if self.st.v3
+                    else "JSON cannot hold (kubectl refuses it"
+                )
                 raise self._err(
-                    f"has the value {node.text}, which JSON cannot hold "
-                    "(kubectl refuses it: unsupported value)",
+                    f"has the value {node.text}, which {who}: unsupported value)",
                     "a finite number, or a quoted string",
                     line,
                     self._path(segment) if segment else "<document>",
@@ -306,12 +303,14 @@ class Composer:
         node.height = 1 + max((c.height for c in node.children), default=0)
         node.json = [self._value_of(c, c.line, f"[{i}]") for i, c in enumerate(node.children)]
 
-    def _finish_map(self, node: Node) -> None:
+    def measure_map(self, node: Node, merging: Callable[[Node], bool]) -> list[tuple[Node, Node]]:
+        """A finished mapping's key-value pairs, once its decoding work and height are
+        counted against the limits (``merging``: whether a key is a merge key)."""
         pairs = list(zip(node.children[::2], node.children[1::2], strict=True))
         ops = 1
         height = 1
         for key, value in pairs:
-            if is_merge(key):
+            if merging(key):
                 # go-yaml decodes each merged map (an alias counting itself too); a list of
                 # them is not decoded as a list.
                 sources = self._merge_sources(value)
@@ -322,6 +321,10 @@ class Composer:
                 height = max(height, 1 + value.height)
         self._expanded(node, ops)
         node.height = height
+        return pairs
+
+    def _finish_map(self, node: Node) -> None:
+        pairs = self.measure_map(node, is_merge)
         gomap: dict[GoKey, tuple[str, object]] = {}
         explicit: dict[GoKey, int] = {}
         for key, value in pairs:

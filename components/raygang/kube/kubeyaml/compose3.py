@@ -110,19 +110,7 @@ def _key3(c: Composer, key: Node) -> tuple[GoKey, str]:
 
 def finish_map3(c: Composer, node: Node) -> None:
     """A mapping as Pulumi's two decodes leave it (see the module docstring)."""
-    pairs = list(zip(node.children[::2], node.children[1::2], strict=True))
-    ops = 1
-    height = 1
-    for key, value in pairs:
-        if is_merge3(key):
-            sources = c._merge_sources(value)
-            ops += sum(s.ops for s in sources)
-            height = max([height, *(s.height for s in sources)])
-        else:
-            ops += key.ops + value.ops
-            height = max(height, 1 + value.height)
-    c._expanded(node, ops)
-    node.height = height
+    pairs = c.measure_map(node, is_merge3)
     written: dict[tuple[str, str], int] = {}
     for key, _ in pairs:
         ident = ("alias", key.name) if key.kind == "alias" else (key.kind, key.text)

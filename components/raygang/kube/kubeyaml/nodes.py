@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from typing import Final, cast
 
 from raygang.kube.kubeyaml.encode import go_float64
@@ -66,10 +67,11 @@ def json_scalar(go: GoScalar) -> object:
     return go
 
 
-def copy_json(value: object) -> object:
-    """A deep copy of a JSON tree, iteratively (aliases are copied so edits stay local)."""
+def copy_json(value: object, leaf: Callable[[object], object] | None = None) -> object:
+    """A deep copy of a JSON tree, iteratively (aliases are copied so edits stay local),
+    with ``leaf`` applied to every value that is not a map or a list, when given."""
     if not isinstance(value, (dict, list)):
-        return value
+        return value if leaf is None else leaf(value)
     root: dict[str, object] | list[object] = {} if isinstance(value, dict) else []
     stack: list[tuple[object, dict[str, object] | list[object]]] = [(value, root)]
     while stack:
@@ -81,6 +83,8 @@ def copy_json(value: object) -> object:
                 child: dict[str, object] | list[object] = {} if isinstance(element, dict) else []
                 stack.append((element, child))
                 element = child
+            elif leaf is not None:
+                element = leaf(element)
             if isinstance(target, dict):
                 target[cast(str, key)] = element
             else:

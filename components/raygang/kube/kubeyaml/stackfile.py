@@ -15,9 +15,11 @@ program parses the string as JSON when it is JSON, so callers pass it through th
 
 from __future__ import annotations
 
+from typing import cast
+
 from raygang.kube.kubeyaml.encode import json_number_text, to_json
 from raygang.kube.kubeyaml.limits import Limits, default_limits
-from raygang.kube.kubeyaml.nodes import json_scalar
+from raygang.kube.kubeyaml.nodes import copy_json, json_scalar
 from raygang.kube.kubeyaml.resolve import INT64, GoFloat
 from raygang.kube.kubeyaml.state import Document, JSONValue, Stream
 from raygang.kube.kubeyaml.stream import as_utf8, yaml_stream
@@ -60,29 +62,8 @@ def pulumi_config_text(value: JSONValue) -> str:
 
 def _reread(value: JSONValue) -> JSONValue:
     """A copy of ``value`` as Pulumi's UseNumber re-read leaves it: integers past int64 as
-    float64s. Iterative, as every walk of a value here."""
-    if not isinstance(value, (dict, list)):
-        return _number(value)
-    root: dict[str, JSONValue] | list[JSONValue] = {} if isinstance(value, dict) else []
-    stack: list[tuple[JSONValue, dict[str, JSONValue] | list[JSONValue]]] = [(value, root)]
-    while stack:
-        source, target = stack.pop()
-        assert isinstance(source, (dict, list))
-        items = source.items() if isinstance(source, dict) else enumerate(source)
-        for key, element in items:
-            if isinstance(element, (dict, list)):
-                child: dict[str, JSONValue] | list[JSONValue] = (
-                    {} if isinstance(element, dict) else []
-                )
-                stack.append((element, child))
-                element = child
-            else:
-                element = _number(element)
-            if isinstance(target, dict):
-                target[str(key)] = element
-            else:
-                target.append(element)
-    return root
+    float64s."""
+    return cast(JSONValue, copy_json(value, _number))  # type: ignore[arg-type]
 
 
 def _number(value: JSONValue) -> JSONValue:
