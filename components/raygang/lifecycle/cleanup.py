@@ -43,8 +43,8 @@ def due_cleanup(
 ) -> Cleanup:
     """The cleanup due at ``now`` for a finished job, and those due later.
 
-    Precedence is KubeRay's with the RayJobDeletionPolicy gate on (its default): a
-    deletionStrategy wins over shutdownAfterJobFinishes.
+    Precedence is KubeRay's with the RayJobDeletionPolicy gate on (the default from
+    v1.7.0; off in v1.5.0): a deletionStrategy wins over shutdownAfterJobFinishes.
     """
     spec = plan.item.job.spec
     ttl = spec.ttl_seconds_after_finished
