@@ -196,7 +196,8 @@ def record_manifest(
 
 
 def podgroup_manifest(item: RayJobInput, gang: Gang) -> dict[str, Any]:
-    """The Volcano PodGroup KubeRay's createPodGroup would build for this RayJob."""
+    """The Volcano PodGroup KubeRay's createPodGroup would build for this RayJob (v1.6 and
+    later copy the RayJob's annotations onto it; v1.5.0 does not)."""
     labels = item.job.metadata.labels
     spec: dict[str, Any] = {
         "minMember": gang.min_member,
@@ -261,6 +262,7 @@ def raycluster_manifest(
                 ),
             ]
         head_spec["restartPolicy"] = "Never"
+        # Read from KubeRay v1.6; v1.5.0 never recreates the head of a cluster a RayJob made.
         annotations["ray.io/disable-provisioned-head-restart"] = "true"
     if mode == "K8sJobMode":
         # KubeRay annotates the RayCluster object itself only in K8sJobMode.

@@ -57,11 +57,12 @@ class DeletionRule:
     def matches(self, result: str) -> bool:
         """Whether the rule applies to a job that ended with ``result``.
 
-        raygang sees the submitter, not the Ray dashboard, so a failed submitter is both
-        ``jobStatus: FAILED`` and ``jobDeploymentStatus: Failed``. KubeRay can tell a
-        submission failure (``jobStatus`` not FAILED) from an application failure; raygang
-        cannot, so a ``jobStatus: FAILED`` rule also cleans up after a failed submission,
-        which releases capacity sooner rather than later.
+        ``jobDeploymentStatus`` rules are KubeRay's from v1.6 (v1.5.0's CRD requires
+        ``jobStatus``). raygang sees the submitter, not the Ray dashboard, so a failed
+        submitter is both ``jobStatus: FAILED`` and ``jobDeploymentStatus: Failed``. KubeRay
+        can tell a submission failure (``jobStatus`` not FAILED) from an application
+        failure; raygang cannot, so a ``jobStatus: FAILED`` rule also cleans up after a
+        failed submission, which releases capacity sooner rather than later.
         """
         if self.job_status is not None:
             return self.job_status == ("SUCCEEDED" if result == "succeeded" else "FAILED")

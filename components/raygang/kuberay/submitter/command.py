@@ -6,6 +6,11 @@ guard), follow its logs; the runtime env, metadata and entrypoint resources are 
 :func:`raygang.kube.goquote.shell_quote` where KubeRay uses Go's ``strconv.Quote``, and the
 values written unquoted (submission ID, dashboard address) are validated instead. The script
 made of the tokens is :mod:`.script`'s.
+
+KubeRay v1.5.0, which the real-engine tier runs, builds an older command: only SidecarMode
+waits for the GCS (``wget`` on localhost), K8sJobMode submits at once, and a cluster without
+``rayVersion`` is refused for its metadata. raygang renders the submitter Job itself, so the
+tier runs this (v1.7.0) command against a v1.5.0 cluster.
 """
 
 from __future__ import annotations

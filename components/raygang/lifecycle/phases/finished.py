@@ -6,7 +6,8 @@ legacy policy or ``shutdownAfterJobFinishes`` remove objects once due
 (:mod:`raygang.lifecycle.cleanup`), and the Volcano adapter's ``CleanupOnCompletion``
 (``batchscheduler/volcano/volcano_scheduler.go``) recomputes the PodGroup from the live
 RayCluster without the submitter, or zeroes it once the cluster is gone, so a finished job
-never holds queue capacity it does not use (kuberay#4473). A finished job keeps its job
+never holds queue capacity it does not use (kuberay#4473; ``CleanupOnCompletion`` is in
+KubeRay from v1.6, v1.5.0 leaves the PodGroup as created). A finished job keeps its job
 record and its submitter Job (for the logs); ``DeleteSelf`` keeps the record as a
 tombstone, so a finished job whose objects are gone is never started again.
 """

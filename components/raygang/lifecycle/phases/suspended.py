@@ -2,8 +2,9 @@
 
 KubeRay's Suspending and Suspended cases (``ray-operator/controllers/ray/rayjob_controller.go``
 v1.7.0) delete the RayCluster and the submitter Job and wait for ``spec.suspend`` to be
-cleared. raygang declares neither, and zeroes the PodGroup (kuberay#4939) so the queue's
-capacity is released while the job waits; clearing ``spec.suspend`` plans the job as new.
+cleared. raygang declares neither, and zeroes the PodGroup (kuberay#4939, KubeRay v1.7.0;
+v1.5.0 leaves it) so the queue's capacity is released while the job waits; clearing
+``spec.suspend`` plans the job as new.
 """
 
 from __future__ import annotations

@@ -138,6 +138,7 @@ def _check_group(
     c.whole(f"{path}.replicas", group.get("replicas"), 0)
     low = c.whole(f"{path}.minReplicas", group.get("minReplicas"), 0)
     high = c.whole(f"{path}.maxReplicas", group.get("maxReplicas"), 0)
+    # Refused from KubeRay v1.6 (v1.5.0 reserves maxReplicas for such a group).
     if low is not None and high is not None and low > high:
         c.bad(
             f"{path}.minReplicas",
