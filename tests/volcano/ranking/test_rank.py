@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from array import array
+from fractions import Fraction
 
 import pytest
 from hypothesis import given
@@ -60,8 +61,6 @@ class TestCodes:
             encode(rank, index)
 
     def test_a_fraction_score_is_refused(self) -> None:
-        from fractions import Fraction
-
         with pytest.raises(ValueError, match="has no code"):
             encode((0, Fraction(-1, 2)), 0)
 

@@ -329,15 +329,8 @@ class Composer:
         explicit: dict[GoKey, int] = {}
         for key, value in pairs:
             if is_merge(key):
-                # go-yaml decodes the merged maps into this one where the key stands; in a
-                # list, from the last to the first, so that the first wins.
-                for source in reversed(self._merge_sources(value)):
-                    target = source.target if source.kind == "alias" else source
-                    assert target is not None and target.gomap is not None
-                    if source.kind == "alias":
-                        gomap.update((k, (s, copy_json(v))) for k, (s, v) in target.gomap.items())
-                    else:
-                        gomap.update(target.gomap)
+                # go-yaml decodes the merged maps into this one where the key stands.
+                self.merge_into(gomap, value)
                 continue
             gokey, text = self.keys.go_key(key)
             segment = path_segment(text)
@@ -350,16 +343,38 @@ class Composer:
                 )
             explicit[gokey] = key.line
             gomap[gokey] = (text, self._value_of(value, value.line, segment))
+        self.set_map(
+            node,
+            gomap,
+            lambda text: f"has two keys that kubectl both sends as {text!r}",
+            "keys that stay distinct as JSON text (kubectl keeps one of them at random)",
+        )
+
+    def merge_into(self, gomap: dict[GoKey, tuple[str, object]], value: Node) -> None:
+        """The maps a ``<<`` names, decoded into ``gomap``: in a list from the last to the
+        first, so that the first wins; what an alias names is copied."""
+        for source in reversed(self._merge_sources(value)):
+            target = source.target if source.kind == "alias" else source
+            assert target is not None and target.gomap is not None
+            if source.kind == "alias":
+                gomap.update((k, (s, copy_json(v))) for k, (s, v) in target.gomap.items())
+            else:
+                gomap.update(target.gomap)
+
+    def set_map(
+        self,
+        node: Node,
+        gomap: dict[GoKey, tuple[str, object]],
+        clash: Callable[[str], str],
+        accepted: str,
+    ) -> None:
+        """``node``'s decoded keys and its JSON; two keys with the same text are refused
+        (``clash`` says so for the text)."""
         node.gomap = gomap
         out: dict[str, object] = {}
         for text, element in gomap.values():
             if text in out:
-                raise self._err(
-                    f"has two keys that kubectl both sends as {text!r}",
-                    "keys that stay distinct as JSON text (kubectl keeps one of them at random)",
-                    node.line,
-                    self._path(path_segment(text)),
-                )
+                raise self._err(clash(text), accepted, node.line, self._path(path_segment(text)))
             out[text] = element
         node.json = out
 

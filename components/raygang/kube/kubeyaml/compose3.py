@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Final
 
 from raygang.kube.kubeyaml.encode import _digits, fixed
 from raygang.kube.kubeyaml.keys import GoKey
-from raygang.kube.kubeyaml.nodes import Node, copy_json, json_scalar, path_segment
+from raygang.kube.kubeyaml.nodes import Node, json_scalar, path_segment
 from raygang.kube.kubeyaml.resolve import GoFloat, GoScalar
 from raygang.kube.kubeyaml.resolve3 import GoTime
 
@@ -135,23 +135,11 @@ def finish_map3(c: Composer, node: Node) -> None:
         explicit[gokey] = (text, c._value_of(value, value.line, segment))
     gomap: dict[GoKey, tuple[str, object]] = {}
     if merge is not None:
-        for source in reversed(c._merge_sources(merge)):
-            target = source.target if source.kind == "alias" else source
-            assert target is not None and target.gomap is not None
-            if source.kind == "alias":
-                gomap.update((k, (s, copy_json(v))) for k, (s, v) in target.gomap.items())
-            else:
-                gomap.update(target.gomap)
+        c.merge_into(gomap, merge)
     gomap.update(explicit)
-    node.gomap = gomap
-    out: dict[str, object] = {}
-    for text, element in gomap.values():
-        if text in out:
-            raise c._err(
-                f"has two keys that Pulumi both writes as {text[:80]!r}",
-                "keys that stay distinct as text (Pulumi refuses them or keeps one at random)",
-                node.line,
-                c._path(path_segment(text)),
-            )
-        out[text] = element
-    node.json = out
+    c.set_map(
+        node,
+        gomap,
+        lambda text: f"has two keys that Pulumi both writes as {text[:80]!r}",
+        "keys that stay distinct as text (Pulumi refuses them or keeps one at random)",
+    )
