@@ -104,7 +104,10 @@ class TestDevStack:
 
         job_reg = monitor.of_type(JOB_T)[0]
         job = job_reg.inputs
-        assert job_reg.delete_before_replace is True
+        # Fixed names: every replacement deletes first (a PodGroup created before the old one
+        # was deleted met a server-side apply conflict on the real API server).
+        for kind in (CM_T, PG_T, RC_T, JOB_T):
+            assert monitor.of_type(kind)[0].delete_before_replace is True, kind
         # Awaited only until it exists; skipAwait would also skip awaiting its deletion.
         assert job["metadata"]["annotations"]["pulumi.com/waitFor"] == "jsonpath={.metadata.uid}"
         assert "pulumi.com/skipAwait" not in job["metadata"]["annotations"]

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import pytest
-from raygang.kube.goquote import SubmitterError
-
 from tests.kuberay.conftest import job_spec, template_for
 
 
@@ -49,6 +46,3 @@ def test_token_auth_env() -> None:
     spec["rayClusterSpec"]["authOptions"] = {"mode": "token", "secretName": "tok"}
     env = template_for(spec)["spec"]["containers"][0]["env"]
     assert env[-1]["valueFrom"]["secretKeyRef"]["name"] == "tok"
-    spec["rayClusterSpec"]["authOptions"] = {"mode": "token", "enableK8sTokenAuth": True}
-    with pytest.raises(SubmitterError, match="K8s token auth mode is currently not supported"):
-        template_for(spec)

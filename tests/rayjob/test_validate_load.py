@@ -69,3 +69,22 @@ def test_the_raw_copy_is_private() -> None:
     assert item.raw["spec"]["entrypoint"] != "changed"
     assert item.raw_spec() is not item.raw_spec()
     assert copy.deepcopy(item.raw) == item.raw
+
+
+def test_k8s_token_auth_is_refused_at_load_with_its_field_and_what_is_accepted() -> None:
+    # The real engine showed it only at planning, against `spec`, with no accepted values.
+    job = rayjob()
+    job["spec"]["rayClusterSpec"]["rayVersion"] = "2.52.0"
+    job["spec"]["rayClusterSpec"]["authOptions"] = {"mode": "token", "enableK8sTokenAuth": True}
+    with pytest.raises(SpecError) as caught:
+        load_rayjob(job, "job.yaml")
+    assert caught.value.problems == (
+        Problem(
+            "job.yaml",
+            "spec.rayClusterSpec.authOptions.enableK8sTokenAuth",
+            "The RayJob spec is invalid: K8s token auth mode is currently not supported for RayJob",
+            "false or unset: token auth with the token Secret (authOptions.secretName)",
+        ),
+    )
+    job["spec"]["rayClusterSpec"]["authOptions"]["enableK8sTokenAuth"] = False
+    assert load_rayjob(job, "job.yaml").name == job["metadata"]["name"]

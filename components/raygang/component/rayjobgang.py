@@ -72,7 +72,10 @@ class RayJobGang(pulumi.ComponentResource):
                 depends_on=deps,
                 replace_on_changes=list(resource.replace_on_changes) or None,
                 ignore_changes=list(ignored.get(resource.role, ())) or None,
-                delete_before_replace=True if resource.role == "submitter" else None,
+                # Every object has a fixed name, so a replacement created before the old one
+                # is deleted meets it under the same name: the real API server answered a
+                # queue change's PodGroup with a server-side apply conflict on .spec.queue.
+                delete_before_replace=True,
             )
             metadata = dict(resource.manifest["metadata"])
             if resource.owned and record_uid is not None:

@@ -42,7 +42,7 @@ from raygang.lifecycle.phases.retrying import declare_retrying
 from raygang.lifecycle.phases.running import declare_running
 from raygang.lifecycle.phases.suspended import declare_suspended
 from raygang.lifecycle.transition import transition
-from raygang.rayjob.deletion import parse_deletion_strategy
+from raygang.rayjob.deletion import DeletionStrategy, parse_deletion_strategy
 
 __all__ = ["decide"]
 
@@ -106,6 +106,11 @@ def decide(plan: JobPlan, facts: JobFacts | None, now: datetime) -> JobPlan:
         as_new["podgroup"] = with_fields(
             as_new["podgroup"], replace_on_changes=PODGROUP_REPLACE_PATHS
         )
+        if job.spec.suspend:
+            # KubeRay never creates a RayCluster for a RayJob applied suspended (Kueue relies
+            # on it): its New case goes straight to Suspended. The suspended phase's objects,
+            # then, whatever the facts: the record and the PodGroup, zeroed.
+            return _suspended_without_facts(plan, as_new, base, strategy, now)
         return _finish(
             plan,
             as_new,
@@ -161,6 +166,38 @@ def decide(plan: JobPlan, facts: JobFacts | None, now: datetime) -> JobPlan:
         ignore_changes=dict(declaration.ignore_changes),
     )
     return _finish(plan, declared, sid, lifecycle)
+
+
+def _suspended_without_facts(
+    plan: JobPlan,
+    as_new: Mapping[str, PlannedResource],
+    base: str,
+    strategy: DeletionStrategy | None,
+    now: datetime,
+) -> JobPlan:
+    """A job applied with ``spec.suspend: true`` and no facts: nothing of it runs yet."""
+    # The suspended phase's own rule decides what is declared, on facts of nothing.
+    facts = JobFacts(plan.namespace, plan.name, source="none")
+    run = Run(plan, facts, now, observe(plan, facts, now), strategy, as_new)
+    declaration = declare_suspended(run)
+    declared = {role: as_new[role] for role in ("queue", "record") if role in as_new}
+    declared["podgroup"] = with_fields(
+        declaration.declared["podgroup"], replace_on_changes=PODGROUP_REPLACE_PATHS
+    )
+    return _finish(
+        plan,
+        declared,
+        base,
+        Lifecycle(
+            phase="suspended",
+            reasons=(
+                "no cluster facts were gathered: planned as a new job",
+                "spec.suspend: true: nothing is started until it is set back to false",
+            ),
+            attempt=1,
+            submission_id=base,
+        ),
+    )
 
 
 def _finish(

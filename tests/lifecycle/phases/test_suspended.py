@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from raygang.kube.snapshot import snapshot_from_objects
 from raygang.lifecycle.decide import decide
 
 from tests.lifecycle.conftest import (
     DONE,
+    FULL,
     NAME,
     assert_idempotent,
     facts,
@@ -33,3 +35,27 @@ def test_suspend_removes_cluster_and_submitter_and_zeroes_the_podgroup() -> None
     from_fixture = decide(plan, facts(snapshot("suspended.yaml")), DONE)
     assert from_fixture.resources == decided.resources
     assert lc(from_fixture).changes == ()
+
+
+def test_a_job_applied_suspended_starts_nothing_with_or_without_facts() -> None:
+    # Found on the real engine: without facts a suspended RayJob was planned as new and its
+    # pods took 14 GPUs. KubeRay's New case goes straight to Suspended for such a job.
+    plan = plan_of(rayjob(suspend=True))
+    without = decide(plan, None, DONE)
+    with_nothing = decide(plan, facts(snapshot_from_objects([], "empty.yaml")), DONE)
+    for decided in (without, with_nothing):
+        assert lc(decided).phase == "suspended"
+        assert roles(decided) == ["record", "podgroup"]
+        assert pg_gang(decided) == (0, {})
+        assert set(lc(decided).removed) == {f"RayCluster/{NAME}", f"Job/{NAME}"}
+    assert without.resources == with_nothing.resources
+    assert lc(without).reasons[-1] == (
+        "spec.suspend: true: nothing is started until it is set back to false"
+    )
+
+
+def test_clearing_suspend_on_a_job_applied_suspended_starts_it() -> None:
+    resumed = decide(plan_of(rayjob(suspend=False)), None, DONE)
+    assert lc(resumed).phase == "new"
+    assert roles(resumed) == ["record", "podgroup", "raycluster", "submitter"]
+    assert pg_gang(resumed) == (3, FULL)  # 1 head + 2 workers; the submitter is not a member

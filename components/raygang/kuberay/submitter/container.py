@@ -116,11 +116,7 @@ def configure_container(
     env += [{"name": name, "value": value} for name, value in ours.items()]
     auth = _auth_options(spec)
     if auth.get("mode") == "token":
-        if auth.get("enableK8sTokenAuth") is True:
-            raise SubmitterError(
-                "The RayJob spec is invalid: "
-                "K8s token auth mode is currently not supported for RayJob"
-            )
+        # K8s token auth (enableK8sTokenAuth) is refused when the RayJob is loaded.
         names = {e.get("name") for e in env if isinstance(e, Mapping)}
         # SetContainerTokenAuthEnvVars: only when the user has not set them already.
         if _ENV_AUTH_MODE not in names:

@@ -118,8 +118,16 @@ def check_autoscaler(
 
 
 def check_auth(c: Checker, cluster: Mapping[str, Any]) -> None:
-    if as_map(cluster.get("authOptions")).get("mode") != "token":
+    auth = as_map(cluster.get("authOptions"))
+    if auth.get("mode") != "token":
         return
+    if auth.get("enableK8sTokenAuth") is True:
+        # ValidateRayJobSpec: a RayJob's submitter has no Kubernetes identity to present.
+        c.bad(
+            "spec.rayClusterSpec.authOptions.enableK8sTokenAuth",
+            "The RayJob spec is invalid: K8s token auth mode is currently not supported for RayJob",
+            "false or unset: token auth with the token Secret (authOptions.secretName)",
+        )
     version = as_str(cluster.get("rayVersion"))
     path = "spec.rayClusterSpec.rayVersion"
     if not version:
