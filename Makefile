@@ -1,9 +1,10 @@
 # Each target sets itself up: a local .venv with the pinned dependencies, rebuilt when
-# pyproject.toml changes. Only python3 (3.11+) and make are needed on the machine.
+# pyproject.toml or localcluster/pyproject.toml changes. Only python3 (3.11+) and make are
+# needed on the machine.
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
-HASH   := $(shell cat pyproject.toml | sha1sum | cut -c1-12)
+HASH   := $(shell cat pyproject.toml localcluster/pyproject.toml | sha1sum | cut -c1-12)
 CORE   := $(VENV)/.core-$(HASH)
 FULL   := $(VENV)/.test-$(HASH)
 
@@ -19,8 +20,11 @@ $(CORE):
 	@$(BIN)/python -m pip install --quiet --disable-pip-version-check -e .
 	@touch $@
 
+# The local control plane of the real-engine tier is its own distribution (localcluster/):
+# a path in this repository cannot be a PEP 508 requirement of the test extra, so it is
+# installed here, beside the extras.
 $(FULL): $(CORE)
-	@$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test,bench,live]'
+	@$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test,bench,live]' -e ./localcluster
 	@touch $@
 
 ## plan: the offline plan of the sample stack (dev); pass options with ARGS="--format json"
@@ -32,14 +36,14 @@ plan: $(CORE)
 test: $(FULL) tools
 	$(BIN)/python -m pytest $(ARGS)
 	$(BIN)/lint-imports --no-cache
-	$(BIN)/ruff check components tests benchmarks __main__.py
-	$(BIN)/ruff format --check components tests benchmarks __main__.py
+	$(BIN)/ruff check components localcluster tests benchmarks __main__.py
+	$(BIN)/ruff format --check components localcluster tests benchmarks __main__.py
 	$(BIN)/mypy
 
 ## try: a local control plane (Volcano, KubeRay, fake nodes) and `pulumi up` of the dev stack;
 ## Ctrl-C stops it. STACK=ml-platform for the other stack.
 try: $(FULL) tools
-	$(BIN)/python -m raygang.localcluster try --stack $(or $(STACK),dev)
+	$(BIN)/python -m raygang_localcluster try --stack $(or $(STACK),dev)
 
 ## bench: benchmarks with ratios against baselines measured in the same run
 bench: $(FULL)

@@ -1,7 +1,7 @@
 """``python -m benchmarks.real_engine``: the real Pulumi engine on a local control plane.
 
 For each size N (default 1, 10, 100 small RayJobs) and on one cluster (etcd, kube-apiserver,
-Volcano, KubeRay, kwok nodes; :mod:`raygang.localcluster`), three ways of creating the same
+Volcano, KubeRay, kwok nodes; :mod:`raygang_localcluster`), three ways of creating the same
 objects, one after the other, each cleaned away before the next:
 
 * **raygang**: ``pulumi preview`` and ``pulumi up`` of a copy of this project, whose stack
@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 import yaml
-from raygang.localcluster import (
+from raygang_localcluster import (
     LocalCluster,
     LocalPulumi,
     NodeShape,

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from raygang.localcluster import LocalCluster, NodeShape, default_paths
+from raygang_localcluster import LocalCluster, NodeShape, default_paths
 
 REPO = Path(__file__).resolve().parents[1]
 LABEL = "raygang-diff"

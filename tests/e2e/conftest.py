@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from raygang.localcluster import LocalCluster, LocalPulumi, NodeShape, copy_project, local_pulumi
+from raygang_localcluster import LocalCluster, LocalPulumi, NodeShape, copy_project, local_pulumi
 
 REPO = Path(__file__).resolve().parents[2]
 TOOLS = Path(os.environ.get("RAYGANG_TOOLS", REPO / ".tools"))

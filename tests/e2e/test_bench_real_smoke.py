@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 
 import pytest
-from raygang.localcluster import LocalCluster
+from raygang_localcluster import LocalCluster
 
 from benchmarks.real_engine import NAMESPACE, QUEUE, VARIANTS, main
 

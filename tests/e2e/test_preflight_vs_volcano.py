@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 import yaml
-from raygang.localcluster import LocalCluster, LocalPulumi, wait_until
+from raygang_localcluster import LocalCluster, LocalPulumi, wait_until
 
 from tests.e2e.conftest import REPO, make_pulumi
 

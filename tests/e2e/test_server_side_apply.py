@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from raygang.localcluster import LocalCluster
+from raygang_localcluster import LocalCluster
 
 from tests.e2e.conftest import REPO
 

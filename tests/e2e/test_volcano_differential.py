@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from raygang.localcluster import LocalCluster
+from raygang_localcluster import LocalCluster
 
 from benchmarks.volcano_differential import generate, report, run_scenarios, summary
 

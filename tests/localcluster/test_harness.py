@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-from raygang.localcluster import ClusterError, LocalCluster, NodeShape, default_paths
+from raygang_localcluster import ClusterError, LocalCluster, NodeShape, default_paths
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -116,7 +116,7 @@ def test_ctrl_c_stops_every_process_of_the_cluster(tmp_path: Path) -> None:
     if not (bin_dir / "kube-apiserver").exists():
         pytest.fail(f"no kube-apiserver in {bin_dir}: run `make tools`")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "raygang.localcluster", "--workdir", str(tmp_path), "up"],
+        [sys.executable, "-m", "raygang_localcluster", "--workdir", str(tmp_path), "up"],
         cwd=REPO,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from raygang.localcluster._errors import ClusterError
+from raygang_localcluster._errors import ClusterError
 
 _STOP_GRACE_S = 10.0
 

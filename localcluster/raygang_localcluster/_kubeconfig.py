@@ -6,7 +6,7 @@ import json
 import os
 from pathlib import Path
 
-from raygang.localcluster._certs import Certificates
+from raygang_localcluster._certs import Certificates
 
 
 def write_kubeconfig(path: Path, server: str, c: Certificates) -> None:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from raygang.localcluster._errors import ClusterError
+from raygang_localcluster._errors import ClusterError
 
 PULUMI_TIMEOUT_S = 900.0
 PASSPHRASE = "raygang-local"  # protects only this throwaway state

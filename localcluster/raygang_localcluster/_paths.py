@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from raygang.localcluster._errors import ClusterError
+from raygang_localcluster._errors import ClusterError
 
 
 def default_paths(start: Path | None = None) -> tuple[Path, Path]:

@@ -2,7 +2,7 @@
 
 Usable from a user's own test suite as from ours::
 
-    from raygang.localcluster import LocalCluster, NodeShape
+    from raygang_localcluster import LocalCluster, NodeShape
 
     with LocalCluster(bin_dir, share_dir, nodes=[NodeShape("n0", cpu="8", memory="32Gi")]) as c:
         c.kubectl("get", "nodes")          # c.kubeconfig is an admin kubeconfig
@@ -12,21 +12,21 @@ kube-apiserver, kube-controller-manager, kubectl, kwok, Volcano's scheduler and
 controller-manager, KubeRay's ray-operator); ``share_dir`` the CRDs of those releases and
 kwok's stages. From a checkout both default to ``.tools/`` (see :func:`default_paths`).
 Command line:
-``python -m raygang.localcluster --help``.
+``python -m raygang_localcluster --help``.
 """
 
-from raygang.localcluster._cluster import LocalCluster
-from raygang.localcluster._errors import ClusterError
-from raygang.localcluster._nodes import DEFAULT_NODES, KWOK_ANNOTATION, NodeShape
-from raygang.localcluster._paths import default_paths
-from raygang.localcluster._probes import wait_until
-from raygang.localcluster._pulumi import (
+from raygang_localcluster._cluster import LocalCluster
+from raygang_localcluster._errors import ClusterError
+from raygang_localcluster._nodes import DEFAULT_NODES, KWOK_ANNOTATION, NodeShape
+from raygang_localcluster._paths import default_paths
+from raygang_localcluster._probes import wait_until
+from raygang_localcluster._pulumi import (
     LocalPulumi,
     PulumiError,
     copy_project,
     local_pulumi,
 )
-from raygang.localcluster._versions import Versions
+from raygang_localcluster._versions import Versions
 
 __all__ = [
     "DEFAULT_NODES",

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from raygang.localcluster._certs import Certificates
-from raygang.localcluster._nodes import KWOK_ANNOTATION
-from raygang.localcluster._process import free_port
-from raygang.localcluster._webhooks import VOLCANO_WEBHOOKS
+from raygang_localcluster._certs import Certificates
+from raygang_localcluster._nodes import KWOK_ANNOTATION
+from raygang_localcluster._process import free_port
+from raygang_localcluster._webhooks import VOLCANO_WEBHOOKS
 
 _SERVICE_CIDR = "10.96.0.0/16"
 

@@ -12,7 +12,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from raygang.localcluster._errors import ClusterError
+from raygang_localcluster._errors import ClusterError
 
 _DAYS = "1"
 _CURVE = "prime256v1"  # EC keys: generated in milliseconds, accepted by every component

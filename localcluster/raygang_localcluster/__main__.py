@@ -1,7 +1,7 @@
-"""``python -m raygang.localcluster``: start the local cluster, and keep it or run a command.
+"""``python -m raygang_localcluster``: start the local cluster, and keep it or run a command.
 
-python -m raygang.localcluster up                 # start, print the kubeconfig, wait for Ctrl-C
-python -m raygang.localcluster run -- pulumi up   # start, run the command with KUBECONFIG set, stop
+python -m raygang_localcluster up                 # start, print the kubeconfig, wait for Ctrl-C
+python -m raygang_localcluster run -- pulumi up   # start, run the command with KUBECONFIG set, stop
 """
 
 from __future__ import annotations
@@ -14,11 +14,11 @@ import sys
 import time
 from pathlib import Path
 
-from raygang.localcluster._cluster import LocalCluster
-from raygang.localcluster._errors import ClusterError
-from raygang.localcluster._nodes import DEFAULT_NODES, NodeShape
-from raygang.localcluster._paths import default_paths
-from raygang.localcluster._pulumi import copy_project, local_pulumi
+from raygang_localcluster._cluster import LocalCluster
+from raygang_localcluster._errors import ClusterError
+from raygang_localcluster._nodes import DEFAULT_NODES, NodeShape
+from raygang_localcluster._paths import default_paths
+from raygang_localcluster._pulumi import copy_project, local_pulumi
 
 
 def _node(text: str) -> NodeShape:
@@ -35,7 +35,7 @@ def _node(text: str) -> NodeShape:
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m raygang.localcluster", description=__doc__,
+    p = argparse.ArgumentParser(prog="python -m raygang_localcluster", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
     p.add_argument("--workdir", type=Path, help="keep certificates, data and logs here")
     p.add_argument("--tools", type=Path, help="the .tools folder (default: found upward)")
@@ -106,7 +106,7 @@ def main(argv: list[str] | None = None) -> int:
                 time.sleep(2)
                 cluster.check()
     except ClusterError as e:
-        print(f"raygang.localcluster: {e}", file=sys.stderr)
+        print(f"raygang_localcluster: {e}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         return 130

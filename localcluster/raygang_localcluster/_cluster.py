@@ -23,9 +23,9 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from raygang.localcluster._certs import Certificates, make_certificates
-from raygang.localcluster._errors import ClusterError
-from raygang.localcluster._flags import (
+from raygang_localcluster._certs import Certificates, make_certificates
+from raygang_localcluster._errors import ClusterError
+from raygang_localcluster._flags import (
     apiserver_args,
     controller_manager_args,
     etcd_args,
@@ -35,12 +35,12 @@ from raygang.localcluster._flags import (
     volcano_scheduler_args,
     webhook_manager_args,
 )
-from raygang.localcluster._kubeconfig import write_kubeconfig
-from raygang.localcluster._nodes import DEFAULT_NODES, NodeShape
-from raygang.localcluster._probes import http
-from raygang.localcluster._process import Process, Supervisor, free_port
-from raygang.localcluster._versions import Versions, read_versions
-from raygang.localcluster._webhooks import webhook_configurations
+from raygang_localcluster._kubeconfig import write_kubeconfig
+from raygang_localcluster._nodes import DEFAULT_NODES, NodeShape
+from raygang_localcluster._probes import http
+from raygang_localcluster._process import Process, Supervisor, free_port
+from raygang_localcluster._versions import Versions, read_versions
+from raygang_localcluster._webhooks import webhook_configurations
 
 _START_TIMEOUT_S = 90.0
 
@@ -259,7 +259,7 @@ class LocalCluster:
 
     def _start_webhooks(self) -> None:
         """Volcano's webhook-manager on loopback, registered as a real install registers it
-        (the configurations are created first: :mod:`raygang.localcluster._webhooks`)."""
+        (the configurations are created first: :mod:`raygang_localcluster._webhooks`)."""
         c = self._need_certs()
         port, health = free_port(), free_port()
         ca_bundle = base64.b64encode(c.ca.cert.read_bytes()).decode()
