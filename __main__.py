@@ -3,12 +3,21 @@
 from pathlib import Path
 
 import pulumi
-from raygang import RayJobGang, RayJobGangArgs, VolcanoQueue, create_companions
-from raygang.kube.errors import SpecError, internal_error
-from raygang.lifecycle.facts.live import live_snapshot
-from raygang.loader import load_files
-from raygang.pipeline import plan_everything, preflight_gate
-from raygang.settings import config_value, settings_from_getter, unknown_key_problems
+from raygang import (
+    RayJobGang,
+    RayJobGangArgs,
+    SpecError,
+    VolcanoQueue,
+    config_value,
+    create_companions,
+    internal_error,
+    live_snapshot,
+    load_files,
+    plan_everything,
+    preflight_gate,
+    settings_from_getter,
+    unknown_key_problems,
+)
 
 
 def _config_value(config: pulumi.Config, key: str) -> object:

@@ -14,9 +14,7 @@ import pstats
 import sys
 from collections.abc import Callable, Sequence
 
-from raygang.kube.snapshot import snapshot_from_objects
-from raygang.kuberay.gang import Accounting
-from raygang.settings import StackSettings
+from raygang import Accounting, StackSettings, snapshot_from_objects
 
 from benchmarks.planning import load_planner, plan_once
 from benchmarks.synth import make_documents, make_snapshot_objects
@@ -33,7 +31,7 @@ def _scenario(name: str, jobs: int, nodes: int, accounting: str) -> Callable[[],
             return lambda: plan_once(planner, docs, settings)
         snapshot = snapshot_from_objects(make_snapshot_objects(nodes))
         return lambda: plan_once(planner, docs, settings, snapshot)
-    from raygang.loader import load_documents
+    from raygang import load_documents
 
     from benchmarks import pulumi_mocks
 

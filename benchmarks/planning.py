@@ -1,6 +1,6 @@
 """Planning benchmarks: ``load_documents`` + ``plan_everything`` + ``write_json``.
 
-``raygang.pipeline.plan_everything`` is what ``raygang plan`` and the Pulumi program
+``raygang.plan_everything`` is what ``raygang plan`` and the Pulumi program
 run: the plan, the lifecycle decision and the preflight of every job.
 """
 
@@ -18,14 +18,18 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from raygang import (
+    Accounting,
+    ClusterSnapshot,
+    Documents,
+    StackPlan,
+    StackSettings,
+    load_documents,
+    plan_everything,
+    snapshot_from_objects,
+    write_json,
+)
 from raygang.collector import PLANNING_THRESHOLD, young_collections_every
-from raygang.kube.snapshot import ClusterSnapshot, snapshot_from_objects
-from raygang.kuberay.gang import Accounting
-from raygang.loader import Documents, load_documents
-from raygang.pipeline import plan_everything
-from raygang.plan import StackPlan
-from raygang.render import write_json
-from raygang.settings import StackSettings
 
 from benchmarks.measure import best_of, fit_exponent, maxrss_bytes
 from benchmarks.synth import make_documents, make_snapshot_objects

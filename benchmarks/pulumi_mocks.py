@@ -21,11 +21,14 @@ import pulumi.runtime
 import pulumi_kubernetes as k8s
 from pulumi.runtime.mocks import MockMonitor
 from pulumi_kubernetes.apiextensions import CustomResource
-from raygang.component import RayJobGang, RayJobGangArgs, VolcanoQueue
-from raygang.kuberay.manifests import owner_reference
-from raygang.loader import load_documents
-from raygang.plan import StackPlan
-from raygang.settings import StackSettings
+from raygang import (
+    RayJobGang,
+    RayJobGangArgs,
+    StackPlan,
+    StackSettings,
+    VolcanoQueue,
+    load_documents,
+)
 from raygang.testing import KubernetesMocks
 
 from benchmarks.measure import LONG_RUN_SECONDS, fit_exponent
@@ -73,6 +76,19 @@ class BareResource:
     ignore_changes: tuple[str, ...] = ()
 
 
+def _record_owner(name: str, uid: str) -> dict[str, object]:
+    """The ownerReference the component gives each object a job record owns: the baseline's
+    inputs are written out in full, so it is spelled here as the API server receives it."""
+    return {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "name": name,
+        "uid": uid,
+        "controller": True,
+        "blockOwnerDeletion": True,
+    }
+
+
 def bare_inputs(plan: StackPlan) -> list[BareResource]:
     """The plan's resources as literal inputs: the queues once, then each job's chain.
 
@@ -100,7 +116,7 @@ def bare_inputs(plan: StackPlan) -> list[BareResource]:
                 continue
             metadata = dict(resource.manifest["metadata"])
             if resource.owned:
-                metadata["ownerReferences"] = [owner_reference(job.name, record_uid)]
+                metadata["ownerReferences"] = [_record_owner(job.name, record_uid)]
             body_key = "data" if resource.kind == "ConfigMap" else "spec"
             deps = tuple(
                 d if d.startswith("Queue/") else f"{job.namespace}/{d}" for d in resource.depends_on

@@ -205,9 +205,14 @@ def test_a_plan_with_a_declared_queue_needs_the_queue() -> None:
 
 def test_the_readme_program_reads_multi_document_files(tmp_path: Path, preview: bool) -> None:
     """The README's "own program" snippet: load_files, create_companion, RayJobGang."""
-    from raygang import RayJobGang, RayJobGangArgs, VolcanoQueue, create_companions
-    from raygang.kuberay.settings import JobSettings
-    from raygang.loader import load_files
+    from raygang import (
+        JobSettings,
+        RayJobGang,
+        RayJobGangArgs,
+        VolcanoQueue,
+        create_companions,
+        load_files,
+    )
 
     labels = {"volcano.sh/queue-name": "team-a"}
     etl = tmp_path / "etl.yaml"

@@ -1,15 +1,27 @@
 """raygang: KubeRay RayJobs gang-scheduled by Volcano, as Pulumi components.
 
-Public surface::
+The public surface is what this module exports; every sub-package and module under it
+(``raygang.kube``, ``raygang.pipeline``, ...) is internal and may change without notice,
+except ``raygang.testing`` (Pulumi mocks for a user's tests). A Pulumi program::
 
     from raygang import RayJobGang, RayJobGangArgs, VolcanoQueue, create_companions
+    from raygang import JobSettings, load_files
 
-The Pulumi classes are imported lazily so the pure planning modules (and ``raygang plan``)
-never import the Pulumi SDK.
+and what ``raygang plan`` and the repository's ``__main__.py`` share: the stack's settings
+(``settings_from_getter``, ``config_value``, ``unknown_key_problems``, ``read_stack_file``),
+the planning pass (``plan_everything``, ``preflight_gate``), the cluster's state
+(``live_snapshot``, ``snapshot_from_objects``), the CLI's outputs (``render_table``,
+``render_yaml``, ``write_json``) and the error types (``SpecError``, which holds every
+``Problem`` found, and ``internal_error``).
+
+Every name is imported on first use (PEP 562), so ``import raygang`` imports nothing, the
+pure planning modules (and ``raygang plan``) never import the Pulumi SDK, and only the
+components import it.
 """
 
 from __future__ import annotations
 
+import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -20,19 +32,102 @@ if TYPE_CHECKING:
         create_companion,
         create_companions,
     )
+    from raygang.kube.errors import Problem, SpecError, internal_error
+    from raygang.kube.snapshot import ClusterSnapshot, snapshot_from_objects
+    from raygang.kuberay.gang import Accounting
+    from raygang.kuberay.settings import JobSettings
+    from raygang.lifecycle.facts.live import live_snapshot
+    from raygang.loader import Documents, load_documents, load_files, load_rayjob_document
+    from raygang.pipeline import Gate, plan_everything, preflight_gate
+    from raygang.plan import StackPlan
+    from raygang.render import render_table, render_yaml, write_json
+    from raygang.settings import (
+        StackSettings,
+        config_value,
+        read_stack_file,
+        settings_from_getter,
+        unknown_key_problems,
+    )
+
+# Each public name and the internal module that defines it.
+_HOMES = {
+    # the Pulumi components: the only names that import the Pulumi SDK
+    "RayJobGang": "raygang.component",
+    "RayJobGangArgs": "raygang.component",
+    "VolcanoQueue": "raygang.component",
+    "create_companion": "raygang.component",
+    "create_companions": "raygang.component",
+    # reading manifests
+    "Documents": "raygang.loader",
+    "load_documents": "raygang.loader",
+    "load_files": "raygang.loader",
+    "load_rayjob_document": "raygang.loader",
+    # settings: a job's, and a stack's raygang:* config
+    "Accounting": "raygang.kuberay.gang",
+    "JobSettings": "raygang.kuberay.settings",
+    "StackSettings": "raygang.settings",
+    "config_value": "raygang.settings",
+    "read_stack_file": "raygang.settings",
+    "settings_from_getter": "raygang.settings",
+    "unknown_key_problems": "raygang.settings",
+    # the cluster's state
+    "ClusterSnapshot": "raygang.kube.snapshot",
+    "snapshot_from_objects": "raygang.kube.snapshot",
+    "live_snapshot": "raygang.lifecycle.facts.live",
+    # the planning pass shared by `raygang plan` and the Pulumi program, and its result
+    "Gate": "raygang.pipeline",
+    "StackPlan": "raygang.plan",
+    "plan_everything": "raygang.pipeline",
+    "preflight_gate": "raygang.pipeline",
+    # the outputs of `raygang plan`
+    "render_table": "raygang.render",
+    "render_yaml": "raygang.render",
+    "write_json": "raygang.render",
+    # errors
+    "Problem": "raygang.kube.errors",
+    "SpecError": "raygang.kube.errors",
+    "internal_error": "raygang.kube.errors",
+}
 
 __all__ = [
+    "Accounting",
+    "ClusterSnapshot",
+    "Documents",
+    "Gate",
+    "JobSettings",
+    "Problem",
     "RayJobGang",
     "RayJobGangArgs",
+    "SpecError",
+    "StackPlan",
+    "StackSettings",
     "VolcanoQueue",
+    "config_value",
     "create_companion",
     "create_companions",
+    "internal_error",
+    "live_snapshot",
+    "load_documents",
+    "load_files",
+    "load_rayjob_document",
+    "plan_everything",
+    "preflight_gate",
+    "read_stack_file",
+    "render_table",
+    "render_yaml",
+    "settings_from_getter",
+    "snapshot_from_objects",
+    "unknown_key_problems",
+    "write_json",
 ]
 
 
 def __getattr__(name: str) -> Any:
-    if name in __all__:
-        from raygang import component
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'raygang' has no attribute {name!r}")
+    return getattr(importlib.import_module(home), name)
 
-        return getattr(component, name)
-    raise AttributeError(f"module 'raygang' has no attribute {name!r}")
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

@@ -4,6 +4,9 @@ Exit codes: 0 success; 2 invalid input, or an ``--out`` that cannot be written (
 naming the file and field, no traceback); 3 a gang that can never be admitted, where
 ``pulumi preview`` fails too (unless ``--preflight warn|off`` or ``raygang:preflight``);
 1 an error nobody expected (a bug: a short message naming the input, never a traceback).
+
+Internal: not part of raygang's public surface (the names ``raygang`` exports); this module may
+change without notice.
 """
 
 from __future__ import annotations

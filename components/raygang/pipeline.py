@@ -4,6 +4,9 @@ inputs → plan (:mod:`raygang.plan`) → lifecycle decision from the cluster's 
 (:mod:`raygang.lifecycle`) → preflight against Volcano's rules
 (:mod:`raygang.volcano.preflight`). Both entry points call :func:`plan_everything`, so the
 offline plan and what ``pulumi up`` registers come from one code path.
+
+Internal: ``raygang`` exports ``plan_everything``, ``preflight_gate`` and ``Gate``; this
+module may change without notice.
 """
 
 from __future__ import annotations

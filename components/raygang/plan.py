@@ -2,6 +2,9 @@
 
 The plan is the single source of truth: ``raygang plan`` prints it and the Pulumi
 component registers exactly its resources, in its order, with its dependencies.
+
+Internal: not part of raygang's public surface (the names ``raygang`` exports); this module may
+change without notice.
 """
 
 from __future__ import annotations

@@ -4,6 +4,9 @@ The Pulumi program and ``raygang plan`` both build a :class:`StackSettings` from
 keys, so what the offline plan prints is what ``pulumi up`` would create. Pulumi hands the
 program each value as a string; :func:`config_value` is the one step, shared by the program
 and :func:`read_stack_file`, that turns that string into the value settings are built from.
+
+Internal: not part of raygang's public surface (the names ``raygang`` exports); this module may
+change without notice.
 """
 
 from __future__ import annotations

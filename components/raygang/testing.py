@@ -4,6 +4,8 @@
 server would for these objects: the inputs come back as the state, with ``metadata.name``
 and a ``metadata.uid`` (``uid-<resource name>``), so the ownerReferences raygang builds
 from the job record's UID resolve. raygang's own tests and benchmarks use it.
+
+Public, beside the names ``raygang`` exports: a user's tests import it from here.
 """
 
 from __future__ import annotations

@@ -9,6 +9,9 @@ Modules, each importing only those before it: ``resources`` (a planned object as
 of a job's file, with pulumi_kubernetes' class for its kind), ``queue`` (``VolcanoQueue``),
 ``args`` (``RayJobGangArgs``), ``planning`` (the plan the args give) and ``rayjobgang``
 (``RayJobGang``).
+
+Internal: users import the components from ``raygang``; the modules here may change
+without notice.
 """
 
 from __future__ import annotations

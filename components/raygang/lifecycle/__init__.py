@@ -8,4 +8,7 @@ what the next ``up`` declares (as KubeRay's ``rayjob_controller.go`` would conve
 settings make due), ``scheduling`` (the PodGroup fields that cannot change under a running
 job), ``phases`` (one function per phase), ``actions`` (what a run changes) and ``decide``
 (the dispatcher).
+
+Internal: not part of raygang's public surface (the names ``raygang`` exports); everything
+in this package may change without notice.
 """

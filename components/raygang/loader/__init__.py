@@ -36,6 +36,9 @@ Modules, each importing only those before it: ``lists`` (list documents as their
 a queue or a refused kind), ``companions`` (the other objects and their jobs),
 ``duplicates`` (a RayJob declared twice), ``documents`` (``Documents`` and
 ``load_documents``) and ``files`` (``load_files``).
+
+Internal: ``raygang`` exports ``load_files``, ``load_documents``, ``load_rayjob_document``
+and ``Documents``; the modules here may change without notice.
 """
 
 from __future__ import annotations

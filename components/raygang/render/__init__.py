@@ -8,6 +8,9 @@ Modules, each importing only those before it: ``redact`` (Secret values replaced
 ``order`` (every object once, in creation order, and its waits on companions),
 ``document`` (the JSON document), ``manifests`` (YAML documents, one file per manifest),
 ``outdir`` (``--out``: the directory and its index) and ``table`` (the text report).
+
+Internal: ``raygang`` exports ``render_table``, ``render_yaml`` and ``write_json``; the
+modules here may change without notice.
 """
 
 from __future__ import annotations
