@@ -32,9 +32,10 @@ plan: $(CORE)
 	@$(BIN)/raygang plan $(ARGS)
 
 ## test: the whole test suite (unit, property, golden, Pulumi mocks, real Ray, real engine on a
-## local control plane), then layer contracts, lint and types
+## local control plane), the Go tests of our language host, then layer contracts, lint and types
 test: $(FULL) tools
 	$(BIN)/python -m pytest $(ARGS)
+	cd tools/pulumi && GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS=-mod=mod go test ./cmd/...
 	$(BIN)/lint-imports --no-cache
 	$(BIN)/ruff check components localcluster tests benchmarks __main__.py
 	$(BIN)/ruff format --check components localcluster tests benchmarks __main__.py

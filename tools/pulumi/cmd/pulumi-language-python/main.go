@@ -8,8 +8,9 @@
 // virtualenv project: it runs the SDK's own `pulumi-language-python-exec` script (copied from the
 // github.com/pulumi/pulumi/sdk/v3 module beside this binary by ../../post-build) with the project's
 // virtualenv interpreter, and reads the installed packages' pulumi-plugin.json files to tell the
-// engine which resource plugins the program needs. It does not install dependencies, generate code,
-// or support the poetry/uv toolchains or type checkers; those RPCs answer Unimplemented.
+// engine which resource plugins the program needs. It runs Python plugins (component providers and
+// policy packs, runplugin.go) and creates a missing virtualenv; it does not generate code or
+// support the poetry/uv toolchains or type checkers: those RPCs answer Unimplemented.
 //
 // Protocol (sdk/go/common/resource/plugin: newPlugin): the engine starts the plugin with its own
 // gRPC address as the last argument and reads the port we listen on from our first line of stdout;
@@ -34,8 +35,6 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/common/version"
 	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/emptypb"
 )
 
@@ -94,33 +93,48 @@ type host struct {
 // (`runtime.options.virtualenv`, relative to the project's root directory), else python3 on PATH.
 // It also returns the environment the program runs with.
 func python(info *pulumirpc.ProgramInfo) (string, []string, error) {
-	env := os.Environ()
-	var venv string
-	if info != nil && info.GetOptions() != nil {
-		opts := info.GetOptions().AsMap()
-		if tc, ok := opts["toolchain"].(string); ok && tc != "" && tc != "pip" {
-			return "", nil, fmt.Errorf("this language host supports the pip toolchain only, not %q", tc)
-		}
-		if v, ok := opts["virtualenv"].(string); ok && v != "" {
-			venv = v
-			if !filepath.IsAbs(venv) {
-				venv = filepath.Join(info.GetRootDirectory(), venv)
-			}
-		}
+	py, extra, err := interpreter(info)
+	if err != nil {
+		return "", nil, err
+	}
+	return py, append(os.Environ(), extra...), nil
+}
+
+// venvDir is the virtualenv Pulumi.yaml names, as an absolute path; "" when it names none.
+func venvDir(info *pulumirpc.ProgramInfo) (string, error) {
+	if info == nil || info.GetOptions() == nil {
+		return "", nil
+	}
+	opts := info.GetOptions().AsMap()
+	if tc, ok := opts["toolchain"].(string); ok && tc != "" && tc != "pip" {
+		return "", fmt.Errorf("this language host supports the pip toolchain only, not %q", tc)
+	}
+	venv, _ := opts["virtualenv"].(string)
+	if venv != "" && !filepath.IsAbs(venv) {
+		venv = filepath.Join(info.GetRootDirectory(), venv)
+	}
+	return venv, nil
+}
+
+// interpreter is python without the environment: the interpreter and the variables a
+// virtualenv adds (VIRTUAL_ENV, PATH).
+func interpreter(info *pulumirpc.ProgramInfo) (string, []string, error) {
+	venv, err := venvDir(info)
+	if err != nil {
+		return "", nil, err
 	}
 	if venv == "" {
 		py, err := exec.LookPath("python3")
 		if err != nil {
 			return "", nil, errors.New("no virtualenv in Pulumi.yaml (runtime.options.virtualenv) and no python3 on PATH")
 		}
-		return py, env, nil
+		return py, nil, nil
 	}
 	py := filepath.Join(venv, "bin", "python")
 	if _, err := os.Stat(py); err != nil {
 		return "", nil, fmt.Errorf("the virtualenv %s has no bin/python; create it (python3 -m venv %s) and install the program's requirements into it", venv, venv)
 	}
-	env = append(env, "VIRTUAL_ENV="+venv, "PATH="+filepath.Join(venv, "bin")+string(os.PathListSeparator)+os.Getenv("PATH"))
-	return py, env, nil
+	return py, []string{"VIRTUAL_ENV=" + venv, "PATH=" + filepath.Join(venv, "bin") + string(os.PathListSeparator) + os.Getenv("PATH")}, nil
 }
 
 // inspectScript prints, as JSON, the interpreter's version and the resource plugins named by the
@@ -325,9 +339,19 @@ func (h *host) RuntimeOptionsPrompts(context.Context, *pulumirpc.RuntimeOptionsR
 	return &pulumirpc.RuntimeOptionsResponse{}, nil
 }
 
-func (h *host) InstallDependencies(*pulumirpc.InstallDependenciesRequest, grpc.ServerStreamingServer[pulumirpc.InstallDependenciesResponse]) error {
-	return status.Error(codes.Unimplemented, "this Python language host (tools/pulumi) does not install dependencies: "+
-		"create the virtualenv named in Pulumi.yaml and pip install the program's requirements into it")
+// InstallDependencies makes the virtualenv ready: nothing when it exists, else it is created and
+// the directory's requirements.txt installed into it (`pulumi install`, `pulumi package add`).
+func (h *host) InstallDependencies(req *pulumirpc.InstallDependenciesRequest, server grpc.ServerStreamingServer[pulumirpc.InstallDependenciesResponse]) error {
+	closer, stdout, stderr, err := rpcutil.MakeInstallDependenciesStreams(server, req.GetIsTerminal())
+	if err != nil {
+		return err
+	}
+	defer closer.Close()
+	dir := req.GetInfo().GetProgramDirectory()
+	if dir == "" {
+		dir = req.GetDirectory() //nolint:staticcheck // older engines
+	}
+	return ensureVirtualenv(server.Context(), req.GetInfo(), dir, stdout, stderr)
 }
 
 func (h *host) Cancel(context.Context, *emptypb.Empty) (*emptypb.Empty, error) {
