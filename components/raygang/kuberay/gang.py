@@ -25,6 +25,7 @@ from raygang.kube.core import INT32_MAX, Container, PodSpec, ResourceRequirement
 from raygang.kube.podrequests import effective_pod_requests, kuberay_pod_requests
 from raygang.kube.quantity import Quantity, format_resource_list, scale_resource_list
 from raygang.kube.quantity import sum_resource_lists as _sum
+from raygang.rayjob.replicas import clamped_replicas, members_fit, pods_accepted, pods_fit
 from raygang.rayjob.spec import RayClusterSpec, RayJob, WorkerGroupSpec
 
 __all__ = [
@@ -148,21 +149,20 @@ def _group_path(group: WorkerGroupSpec, index: int | None) -> str:
 def _pods(group: WorkerGroupSpec, replicas: int, what: str, index: int | None = None) -> int:
     """``replicas × numOfHosts``, refused when it would not fit an int32 (Go wraps it)."""
     hosts = group.num_of_hosts
-    if hosts > 0 and replicas > INT32_MAX // hosts:
+    if not pods_fit(replicas, hosts):
         raise GangOverflow(
             f"worker group {group.group_name}: {what} {replicas} × numOfHosts {hosts} = "
             f"{replicas * hosts} pods is more than {INT32_MAX}, the largest int32 (the type of "
             "the PodGroup's minMember and of KubeRay's replica counts)",
             _group_path(group, index),
-            f"{what} × numOfHosts at most {INT32_MAX}: with numOfHosts {hosts}, {what} at most "
-            f"{INT32_MAX // hosts}",
+            pods_accepted(what, hosts),
         )
     return replicas * hosts
 
 
 def _add_members(members: int, count: int, group: WorkerGroupSpec, index: int | None) -> int:
     """The running ``minMember`` sum, refused before it passes the int32 maximum."""
-    if count > INT32_MAX - members:
+    if not members_fit(members, count):
         raise GangOverflow(
             f"minMember would be {members} + {count} (worker group {group.group_name}) = "
             f"{members + count}, more than {INT32_MAX}, the largest int32 (the PodGroup's "
@@ -219,14 +219,7 @@ def desired_worker_replicas(group: WorkerGroupSpec, index: int | None = None) ->
     """
     if group.suspend:
         return 0
-    low = group.min_replicas if group.min_replicas is not None else 0
-    high = group.max_replicas if group.max_replicas is not None else INT32_MAX
-    if group.replicas is None or group.replicas < low:
-        replicas = low
-    elif group.replicas > high:
-        replicas = high
-    else:
-        replicas = group.replicas
+    replicas = clamped_replicas(group.replicas, group.min_replicas, group.max_replicas)
     return _pods(group, replicas, "replicas (within [minReplicas, maxReplicas])", index)
 
 

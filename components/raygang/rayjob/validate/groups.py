@@ -15,6 +15,7 @@ from typing import Any
 
 from raygang.kube.core import INT32_MAX
 from raygang.kube.names import LABEL_VALUE_RULES, label_value_problem
+from raygang.rayjob.replicas import clamped_replicas, members_fit, pods_accepted, pods_fit
 from raygang.rayjob.validate.metadata import check_labels
 from raygang.rayjob.validate.pod import check_template
 from raygang.rayjob.validate.read import Checker, as_int, as_list, as_map, str_map
@@ -69,7 +70,7 @@ def check_worker_groups(c: Checker, cluster: Mapping[str, Any], scaling: bool) -
             seen.setdefault(name, index)
         count = _check_group(c, path, raw_group, scaling, str(name))
         if count is not None and members is not None:
-            if count > INT32_MAX - members:
+            if not members_fit(members, count):
                 c.bad(
                     path,
                     f"minMember would be {members} + {count} pods of worker group {name} = "
@@ -87,15 +88,14 @@ def _product_problem(
     c: Checker, path: str, what: str, replicas: int, hosts: int, name: str
 ) -> bool:
     """Refuse ``replicas × numOfHosts`` beyond int32, before it is computed (Go wraps it)."""
-    if replicas <= INT32_MAX // hosts:
+    if pods_fit(replicas, hosts):
         return False
     c.bad(
         path,
         f"{what} {replicas} × numOfHosts {hosts} = {replicas * hosts} pods in worker group "
         f"{name}, more than {INT32_MAX}, the largest int32 (the type of the PodGroup's "
         "minMember and of KubeRay's replica counts)",
-        f"{what} × numOfHosts at most {INT32_MAX}: with numOfHosts {hosts}, {what} at most "
-        f"{INT32_MAX // hosts}",
+        pods_accepted(what, hosts),
     )
     return True
 
@@ -116,8 +116,7 @@ def _group_pods(
     if not 1 <= hosts <= INT32_MAX or any(not 0 <= n <= INT32_MAX for n in numbers):
         return None  # reported by the field checks
     low_n = low or 0
-    high_n = INT32_MAX if high is None else high
-    clamped = low_n if scaling or replicas is None or replicas < low_n else min(replicas, high_n)
+    clamped = low_n if scaling else clamped_replicas(replicas, low, high)
     # KubeRay multiplies the resources by the raw count: replicas, or minReplicas with
     # autoscaling; minMember uses the clamped one. Both must fit.
     raw, raw_what = (low_n, "minReplicas") if scaling else (replicas or 0, "replicas")
