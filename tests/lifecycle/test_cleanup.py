@@ -7,11 +7,9 @@ from typing import Any
 
 import pytest
 from raygang.kube.errors import SpecError
-from raygang.kuberay.settings import JobSettings
 from raygang.lifecycle.decide import decide
-from raygang.plan import plan_job
-from raygang.rayjob.deletion import deletion_strategy_problems, parse_deletion_strategy
 from raygang.rayjob.spec import parse_rayjob
+from raygang.rayjob.validate import load_rayjob
 
 from tests.lifecycle.conftest import (
     AFTER_TTL,
@@ -254,24 +252,25 @@ def test_malformed_deletion_strategies_are_refused(
     if spec.pop("autoscaling", False):
         raw["spec"]["rayClusterSpec"]["enableInTreeAutoscaling"] = True
     raw["spec"].update(spec)
-    item = parse_rayjob(raw, "rayjob.yaml")
-    problems = deletion_strategy_problems(item)
+    # The typed model checks the strategy: a job with a malformed one is never built, so
+    # no plan (and no lifecycle decision) can use it.
+    with pytest.raises(SpecError) as parsed:
+        parse_rayjob(raw, "rayjob.yaml")
+    problems = parsed.value.problems
     assert any(path in p.path and message in p.message for p in problems), problems
-    with pytest.raises(SpecError):
-        parse_deletion_strategy(item)
-    plan = plan_job(item, JobSettings())
-    with pytest.raises(SpecError):
-        decide(plan, None, DONE)
+    with pytest.raises(SpecError) as loaded:
+        load_rayjob(raw, "rayjob.yaml")
+    assert loaded.value.problems[-len(problems) :] == problems
 
 
 def test_well_formed_strategies_parse() -> None:
     item = parse_rayjob(
         rules_job(("DeleteWorkers", "SUCCEEDED", 30), ("DeleteCluster", "SUCCEEDED", 60)), "x"
     )
-    strategy = parse_deletion_strategy(item)
+    strategy = item.job.deletion
     assert strategy is not None
     assert [(r.policy, r.ttl_seconds, r.where) for r in strategy.rules] == [
         ("DeleteWorkers", 30, "spec.deletionStrategy.deletionRules[0]"),
         ("DeleteCluster", 60, "spec.deletionStrategy.deletionRules[1]"),
     ]
-    assert parse_deletion_strategy(parse_rayjob(rayjob(), "x")) is None
+    assert parse_rayjob(rayjob(), "x").job.deletion is None

@@ -88,3 +88,39 @@ def test_k8s_token_auth_is_refused_at_load_with_its_field_and_what_is_accepted()
     )
     job["spec"]["rayClusterSpec"]["authOptions"]["enableK8sTokenAuth"] = False
     assert load_rayjob(job, "job.yaml").name == job["metadata"]["name"]
+
+
+def test_deletion_strategy_problems_follow_the_other_semantic_ones() -> None:
+    # The model checks the strategy once the structure is valid; load_rayjob reports what
+    # it found after the problems of the manifest's other rules, as before the fold.
+    job = rayjob(
+        labels={"volcano.sh/queue-name": ""},
+        deletionStrategy={"deletionRules": [{"policy": "Nope", "condition": {"jobStatus": "X"}}]},
+    )
+    with pytest.raises(SpecError) as caught:
+        load_rayjob(job, "job.yaml")
+    assert [(p.path, p.message) for p in caught.value.problems] == [
+        (
+            "metadata.labels['volcano.sh/queue-name']",
+            "is empty: KubeRay would set the PodGroup's spec.queue to \"\", which Volcano's "
+            "CRD refuses",
+        ),
+        ("spec.deletionStrategy.deletionRules[0].policy", "'Nope' is not a deletion policy"),
+        ("spec.deletionStrategy.deletionRules[0].condition.jobStatus", "'X' is not supported"),
+    ]
+
+
+def test_the_deletion_strategy_is_not_checked_while_the_structure_is_wrong() -> None:
+    # As before the fold: a structural problem anywhere, and the strategy waits for it.
+    job = rayjob(workers=[worker(replicas="3")], deletionStrategy={"deletionRules": []})
+    with pytest.raises(SpecError) as caught:
+        load_rayjob(job, "job.yaml")
+    assert [p.path for p in caught.value.problems] == [
+        "spec.rayClusterSpec.workerGroupSpecs[0].replicas"
+    ]
+
+
+def test_the_checked_deletion_strategy_is_not_read_from_the_manifest() -> None:
+    job = rayjob()
+    job["deletion"] = {"rules": ["injected"]}
+    assert load_rayjob(job, "job.yaml").job.deletion is None

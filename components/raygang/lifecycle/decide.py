@@ -42,7 +42,7 @@ from raygang.lifecycle.phases.retrying import declare_retrying
 from raygang.lifecycle.phases.running import declare_running
 from raygang.lifecycle.phases.suspended import declare_suspended
 from raygang.lifecycle.transition import transition
-from raygang.rayjob.deletion import DeletionStrategy, parse_deletion_strategy
+from raygang.rayjob.deletion import DeletionStrategy
 
 __all__ = ["decide"]
 
@@ -77,8 +77,7 @@ def decide(plan: JobPlan, facts: JobFacts | None, now: datetime) -> JobPlan:
     Raises:
         ValueError: the job uses ``clusterSelector``, ``now`` is naive, or the facts are
             another job's.
-        SpecError: a malformed ``deletionStrategy``, or a queue / priority / topology change
-            while the job is running.
+        SpecError: a queue / priority / topology change while the job is running.
     """
     item = plan.item
     job = item.job
@@ -94,7 +93,7 @@ def decide(plan: JobPlan, facts: JobFacts | None, now: datetime) -> JobPlan:
             f"facts of {facts.namespace}/{facts.name} cannot decide job "
             f"{plan.namespace}/{plan.name}"
         )
-    strategy = parse_deletion_strategy(item)
+    strategy = item.job.deletion
     base = plan.submission_id
     planned = {r.role: r for r in plan.resources}
 

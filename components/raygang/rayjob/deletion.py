@@ -2,7 +2,10 @@
 
 Parsed and checked as KubeRay v1.7.0 validates it
 (``ray-operator/controllers/ray/utils/validation.go``, ``ValidateRayJobSpec``) and ordered by
-impact as ``rayjob_controller.go`` applies the rules.
+impact as ``rayjob_controller.go`` applies the rules. The typed RayJob runs
+:func:`read_deletion_strategy` as one of its validators (:mod:`raygang.rayjob.spec`) and keeps
+the result, so a job that validated carries its checked strategy and nothing reads the raw
+map again.
 """
 
 from __future__ import annotations
@@ -10,17 +13,19 @@ from __future__ import annotations
 import itertools
 from collections.abc import Mapping
 from dataclasses import dataclass
-
-from raygang.kube.errors import Problem, SpecError
-from raygang.rayjob.spec import RayJobInput
+from typing import Any
 
 __all__ = [
     "POLICIES",
     "DeletionRule",
     "DeletionStrategy",
-    "deletion_strategy_problems",
-    "parse_deletion_strategy",
+    "Finding",
+    "read_deletion_strategy",
 ]
+
+#: One problem of a strategy: (field path, message, what is accepted); the model adds the
+#: document's source when it reports it.
+Finding = tuple[str, str, str]
 
 JOB_STATUSES = ("SUCCEEDED", "FAILED")
 DEPLOYMENT_STATUSES = ("Failed",)
@@ -93,20 +98,25 @@ class DeletionStrategy:
     on_failure: str | None = None
 
 
-def _strategy(item: RayJobInput) -> tuple[DeletionStrategy | None, list[Problem]]:
-    """KubeRay's CRD rules and validateDeletionConfiguration, on the raw strategy."""
-    spec = item.job.spec
-    raw = spec.deletion_strategy
-    if raw is None:
-        return None, []
-    problems: list[Problem] = []
+def read_deletion_strategy(
+    raw: Mapping[str, Any], *, autoscaling: bool, shutdown: bool
+) -> tuple[DeletionStrategy | None, list[Finding]]:
+    """KubeRay's CRD rules and validateDeletionConfiguration on ``spec.deletionStrategy``.
+
+    Args:
+        raw: the strategy as written (a map with string keys; its values unchecked).
+        autoscaling: ``rayClusterSpec.enableInTreeAutoscaling`` is true.
+        shutdown: ``spec.shutdownAfterJobFinishes`` is true.
+
+    Returns:
+        The checked strategy and no findings, or None and every finding in field order.
+    """
+    problems: list[Finding] = []
     base = "spec.deletionStrategy"
     policies = ", ".join(POLICIES)
 
     def bad(path: str, message: str, accepted: str = "") -> None:
-        problems.append(Problem(item.source, path, message, accepted))
-
-    autoscaling = bool(spec.ray_cluster_spec and spec.ray_cluster_spec.enable_in_tree_autoscaling)
+        problems.append((path, message, accepted))
 
     def policy_of(value: object, path: str) -> str | None:
         if value not in POLICIES:
@@ -143,7 +153,7 @@ def _strategy(item: RayJobInput) -> tuple[DeletionStrategy | None, list[Problem]
                 found[key] = None
             else:
                 found[key] = policy_of(entry["policy"], f"{base}.{key}.policy")
-        if spec.shutdown_after_job_finishes and "DeleteNone" in found.values():
+        if shutdown and "DeleteNone" in found.values():
             bad(
                 base,
                 "shutdownAfterJobFinishes is true while a legacy deletion policy is DeleteNone",
@@ -159,7 +169,7 @@ def _strategy(item: RayJobInput) -> tuple[DeletionStrategy | None, list[Problem]
             "deletionRules: [{policy: DeleteCluster, condition: {jobStatus: SUCCEEDED}}]",
         )
         return None, problems
-    if spec.shutdown_after_job_finishes:
+    if shutdown:
         bad(
             "spec.shutdownAfterJobFinishes",
             "cannot be combined with spec.deletionStrategy.deletionRules",
@@ -262,20 +272,3 @@ def _strategy(item: RayJobInput) -> tuple[DeletionStrategy | None, list[Problem]
     if problems:
         return None, problems
     return DeletionStrategy(rules=tuple(rules)), []
-
-
-def parse_deletion_strategy(item: RayJobInput) -> DeletionStrategy | None:
-    """The job's checked ``spec.deletionStrategy``; None when it has none.
-
-    Raises:
-        SpecError: every problem KubeRay's CRD or validation would reject.
-    """
-    strategy, problems = _strategy(item)
-    if problems:
-        raise SpecError(problems)
-    return strategy
-
-
-def deletion_strategy_problems(item: RayJobInput) -> list[Problem]:
-    """Every problem in ``spec.deletionStrategy`` (for ``validate.check_rayjob``)."""
-    return _strategy(item)[1]

@@ -22,7 +22,16 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Literal
 
-from pydantic import StrictBool, StrictFloat, StrictInt, StrictStr, ValidationError
+from pydantic import (
+    Field,
+    StrictBool,
+    StrictFloat,
+    StrictInt,
+    StrictStr,
+    ValidationError,
+    model_validator,
+)
+from pydantic_core import PydanticCustomError
 
 from raygang.kube.core import (
     INT32_MAX,
@@ -38,6 +47,7 @@ from raygang.kube.core import (
 )
 from raygang.kube.errors import MapKey, Problem, SpecError, describe_value, field_path
 from raygang.kube.tree import copy_tree
+from raygang.rayjob.deletion import DeletionStrategy, read_deletion_strategy
 
 __all__ = [
     "INT32_MAX",
@@ -55,7 +65,12 @@ __all__ = [
     "WorkerGroupSpec",
     "parse_rayjob",
     "problems_from_validation_error",
+    "validate_rayjob",
 ]
+
+#: The pydantic error type of KubeRay's rules: its context holds every finding of one rule
+#: set, (path, message, accepted), which :func:`problems_from_validation_error` spreads out.
+KUBERAY_RULES = "kuberay_rules"
 
 
 SubmissionMode = Literal["K8sJobMode", "SidecarMode", "InteractiveMode", "HTTPMode"]
@@ -152,6 +167,33 @@ class RayJob(FrozenModel):
     kind: Literal["RayJob"]
     metadata: ObjectMeta
     spec: RayJobSpec
+    # Not read from the manifest (init=False): the checked spec.deletionStrategy, set by
+    # the validator below while the instance is being built, before anyone can see it.
+    deletion: DeletionStrategy | None = Field(default=None, init=False)
+
+    @model_validator(mode="after")
+    def _deletion_strategy(self) -> RayJob:
+        """KubeRay's deletion-strategy rules (:mod:`raygang.rayjob.deletion`).
+
+        An ``after`` validator of the whole job: it runs only once every field is valid,
+        so its problems follow those of the manifest's other rules, as KubeRay reports
+        them after the CRD's schema.
+        """
+        raw = self.spec.deletion_strategy
+        if raw is None:
+            return self
+        cluster = self.spec.ray_cluster_spec
+        strategy, findings = read_deletion_strategy(
+            raw,
+            autoscaling=bool(cluster and cluster.enable_in_tree_autoscaling),
+            shutdown=self.spec.shutdown_after_job_finishes,
+        )
+        if findings:
+            raise PydanticCustomError(
+                KUBERAY_RULES, "{count} problems", {"count": len(findings), "found": findings}
+            )
+        object.__setattr__(self, "deletion", strategy)
+        return self
 
     @property
     def name(self) -> str:
@@ -367,11 +409,39 @@ def problems_from_validation_error(exc: ValidationError, source: str) -> list[Pr
     Returns:
         One problem per pydantic error, each saying what was found and what is accepted.
     """
-    return [_error_problem(err, source) for err in exc.errors(include_url=False)]
+    out: list[Problem] = []
+    for err in exc.errors(include_url=False):
+        if err["type"] == KUBERAY_RULES:
+            out += [Problem(source, *found) for found in err["ctx"]["found"]]
+        else:
+            out.append(_error_problem(err, source))
+    return out
+
+
+def validate_rayjob(
+    raw: Mapping[str, Any], source: str
+) -> tuple[RayJobInput | None, list[Problem], list[Problem]]:
+    """Validate one RayJob mapping: the job, its structural problems, its KubeRay-rule problems.
+
+    The two lists are apart because :func:`raygang.rayjob.validate.load_rayjob` reports the
+    rules' problems after the semantic checks it runs on the raw manifest; the rules run
+    only when the structure is valid, so at most one list is not empty.
+    """
+    private = copy_tree(dict(raw))
+    try:
+        job = RayJob.model_validate(private)
+    except ValidationError as exc:
+        problems = problems_from_validation_error(exc, source)
+        rules = [e for e in exc.errors(include_url=False) if e["type"] == KUBERAY_RULES]
+        return (None, [], problems) if rules else (None, problems, [])
+    return RayJobInput(source=source, raw=private, job=job), [], []
 
 
 def parse_rayjob(raw: object, source: str) -> RayJobInput:
-    """Validate the structure of one RayJob document (types, required fields, quantities).
+    """Validate one RayJob document: its structure and the KubeRay rules its model holds.
+
+    The structure is types, required fields and quantities; the rules, the deletion
+    strategy's.
 
     Semantic rules (names, replica ranges, KubeRay's own validation) live in
     :mod:`raygang.rayjob.validate`; :func:`raygang.rayjob.validate.load_rayjob` runs both and
@@ -386,7 +456,8 @@ def parse_rayjob(raw: object, source: str) -> RayJobInput:
         The typed job with a private deep copy of the manifest.
 
     Raises:
-        SpecError: every structural problem in the document.
+        SpecError: every structural problem in the document, or every problem of its
+            deletion strategy.
     """
     if not isinstance(raw, Mapping):
         raise SpecError.one(
@@ -395,9 +466,7 @@ def parse_rayjob(raw: object, source: str) -> RayJobInput:
             f"{describe_value(raw)} is not a Kubernetes object",
             "a RayJob object (apiVersion: ray.io/v1, kind: RayJob, metadata, spec)",
         )
-    private = copy_tree(dict(raw))
-    try:
-        job = RayJob.model_validate(private)
-    except ValidationError as exc:
-        raise SpecError(problems_from_validation_error(exc, source)) from None
-    return RayJobInput(source=source, raw=private, job=job)
+    item, structural, rules = validate_rayjob(raw, source)
+    if item is None:
+        raise SpecError(structural + rules)
+    return item

@@ -1,9 +1,9 @@
 """One RayJob document checked whole: structure and semantics, every problem together.
 
 The entry points of validation. :func:`load_rayjob` runs the structural validation
-(:func:`raygang.rayjob.spec.parse_rayjob`) and the semantic checks (:func:`manifest_problems`,
-which read the raw manifest tolerantly, and the deletion strategy's,
-:mod:`raygang.rayjob.deletion`) and reports what both found in one :class:`SpecError`. The
+(:func:`raygang.rayjob.spec.validate_rayjob`, whose model also checks the deletion strategy,
+:mod:`raygang.rayjob.deletion`) and the semantic checks (:func:`manifest_problems`, which
+read the raw manifest tolerantly) and reports what both found in one :class:`SpecError`. The
 size limit is Kubernetes' for an object's annotations (``TotalAnnotationSizeLimitB`` in
 ``apimachinery/pkg/api/validation/objectmeta.go``), where the job record keeps the manifest.
 """
@@ -14,8 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from raygang.kube.errors import Problem, SpecError
-from raygang.rayjob.deletion import deletion_strategy_problems
-from raygang.rayjob.spec import RayJobInput, parse_rayjob
+from raygang.rayjob.spec import RayJobInput, parse_rayjob, validate_rayjob
 from raygang.rayjob.validate.jobspec import check_spec
 from raygang.rayjob.validate.metadata import check_metadata
 from raygang.rayjob.validate.read import Checker, as_map
@@ -85,8 +84,8 @@ def check_rayjob(item: RayJobInput) -> list[Problem]:
     Returns:
         Problems in document order; empty when the job can be planned.
     """
-    found = manifest_problems(item.raw, item.source) + deletion_strategy_problems(item)
-    return list(dict.fromkeys(found))
+    # The model checked the deletion strategy when the job was built.
+    return list(dict.fromkeys(manifest_problems(item.raw, item.source)))
 
 
 def _under(path: str, parents: Sequence[str]) -> bool:
@@ -109,17 +108,10 @@ def load_rayjob(raw: object, source: str) -> RayJobInput:
     Raises:
         SpecError: every structural and semantic problem of the document.
     """
-    structural: list[Problem] = []
-    item: RayJobInput | None = None
-    try:
-        item = parse_rayjob(raw, source)
-    except SpecError as exc:
-        structural = list(exc.problems)
     if not isinstance(raw, Mapping):
-        raise SpecError(structural)
-    semantic = manifest_problems(raw, source)
-    if item is not None:
-        semantic += deletion_strategy_problems(item)
+        return parse_rayjob(raw, source)  # raises: it is not a Kubernetes object
+    item, structural, rules = validate_rayjob(raw, source)
+    semantic = manifest_problems(raw, source) + rules
     paths = [p.path for p in structural]
     problems = structural + [p for p in semantic if not _under(p.path, paths)]
     if problems or item is None:
