@@ -36,7 +36,6 @@ __all__ = [
     "Gang",
     "GangOverflow",
     "GangShare",
-    "autoscaling_enabled",
     "compute_gang",
     "desired_worker_replicas",
     "kuberay_gang_for_cluster",
@@ -206,11 +205,6 @@ def _checked_sum(lists: list[ResourceMap]) -> ResourceMap:
     return total
 
 
-def autoscaling_enabled(cluster: RayClusterSpec) -> bool:
-    """KubeRay's IsAutoscalingEnabled: only an explicit ``enableInTreeAutoscaling: true``."""
-    return cluster.enable_in_tree_autoscaling is True
-
-
 def desired_worker_replicas(group: WorkerGroupSpec, index: int | None = None) -> int:
     """KubeRay's GetWorkerGroupDesiredReplicas: clamped replicas × numOfHosts (suspended: 0).
 
@@ -275,7 +269,7 @@ def kuberay_gang_for_cluster(
             Go code wraps such numbers silently (``minMember`` 2 for a 4.6e18-pod gang);
             they are refused here before they are computed.
     """
-    scaling = autoscaling_enabled(cluster)
+    scaling = cluster.autoscaling
     head = kuberay_pod_requests(cluster.head_group_spec.template.spec, head_extra)
     shares = [GangShare("head", HEAD_GROUP, 1, 1, head)]
     lists: list[ResourceMap] = [head]
@@ -319,7 +313,7 @@ def _kuberay(job: RayJob, cluster: RayClusterSpec) -> Gang:
 
 
 def _effective(job: RayJob, cluster: RayClusterSpec) -> Gang:
-    scaling = autoscaling_enabled(cluster)
+    scaling = cluster.autoscaling
     causes: list[str] = []
     injected: list[tuple[str, Container]] = []
     if scaling:

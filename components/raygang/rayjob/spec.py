@@ -125,6 +125,11 @@ class RayClusterSpec(FrozenModel):
     auth_options: dict[StrictStr, Any] | None = None
     suspend: StrictBool | None = None
 
+    @property
+    def autoscaling(self) -> bool:
+        """KubeRay's IsAutoscalingEnabled: only an explicit ``enableInTreeAutoscaling: true``."""
+        return self.enable_in_tree_autoscaling is True
+
 
 @frozen_model
 class SubmitterConfig(FrozenModel):
@@ -185,7 +190,7 @@ class RayJob(FrozenModel):
         cluster = self.spec.ray_cluster_spec
         strategy, findings = read_deletion_strategy(
             raw,
-            autoscaling=bool(cluster and cluster.enable_in_tree_autoscaling),
+            autoscaling=cluster is not None and cluster.autoscaling,
             shutdown=self.spec.shutdown_after_job_finishes,
         )
         if findings:
