@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 from raygang.kube.core import INT32_MAX
-from raygang.rayjob.replicas import clamped_replicas, members_fit, pods_accepted, pods_fit
+from raygang.rayjob.replicas import (
+    clamped_replicas,
+    member_replicas,
+    members_fit,
+    pods_accepted,
+    pods_fit,
+    reserved_replicas,
+)
 
 
 @pytest.mark.parametrize(
@@ -41,3 +48,14 @@ def test_pods_fit_int32_without_multiplying() -> None:
 def test_members_fit_int32() -> None:
     assert members_fit(1, INT32_MAX - 1)
     assert not members_fit(1, INT32_MAX)
+
+
+def test_member_and_reserved_replicas_follow_the_autoscaler() -> None:
+    # minMember counts the clamped replicas, or minReplicas with the autoscaler; the
+    # resources are multiplied by the raw count of the same field.
+    assert member_replicas(9, 2, 5, scaling=False) == 5
+    assert member_replicas(9, 2, 5, scaling=True) == 2
+    assert member_replicas(None, None, None, scaling=True) == 0
+    assert reserved_replicas(9, 2, scaling=False) == ("replicas", 9)
+    assert reserved_replicas(None, 2, scaling=False) == ("replicas", 0)
+    assert reserved_replicas(9, None, scaling=True) == ("minReplicas", 0)

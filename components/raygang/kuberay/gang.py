@@ -25,7 +25,13 @@ from raygang.kube.core import INT32_MAX, Container, PodSpec, ResourceRequirement
 from raygang.kube.podrequests import effective_pod_requests, kuberay_pod_requests
 from raygang.kube.quantity import Quantity, format_resource_list, scale_resource_list
 from raygang.kube.quantity import sum_resource_lists as _sum
-from raygang.rayjob.replicas import clamped_replicas, members_fit, pods_accepted, pods_fit
+from raygang.rayjob.replicas import (
+    member_replicas,
+    members_fit,
+    pods_accepted,
+    pods_fit,
+    reserved_replicas,
+)
 from raygang.rayjob.spec import RayClusterSpec, RayJob, WorkerGroupSpec
 
 __all__ = [
@@ -213,7 +219,9 @@ def desired_worker_replicas(group: WorkerGroupSpec, index: int | None = None) ->
     """
     if group.suspend:
         return 0
-    replicas = clamped_replicas(group.replicas, group.min_replicas, group.max_replicas)
+    replicas = member_replicas(
+        group.replicas, group.min_replicas, group.max_replicas, scaling=False
+    )
     return _pods(group, replicas, "replicas (within [minReplicas, maxReplicas])", index)
 
 
@@ -225,7 +233,8 @@ def min_worker_replicas(group: WorkerGroupSpec, index: int | None = None) -> int
     """
     if group.suspend:
         return 0
-    return _pods(group, group.min_replicas or 0, "minReplicas", index)
+    replicas = member_replicas(group.replicas, group.min_replicas, group.max_replicas, scaling=True)
+    return _pods(group, replicas, "minReplicas", index)
 
 
 def _counts(group: WorkerGroupSpec, scaling: bool, index: int) -> tuple[int, int]:
@@ -234,11 +243,8 @@ def _counts(group: WorkerGroupSpec, scaling: bool, index: int) -> tuple[int, int
     if group.suspend:
         return count, 0
     # KubeRay multiplies the raw replicas (nil → 0) for the resources, not the clamped count.
-    if scaling:
-        raw = _pods(group, group.min_replicas or 0, "minReplicas", index)
-    else:
-        raw = _pods(group, group.replicas or 0, "replicas", index)
-    return count, raw
+    what, raw = reserved_replicas(group.replicas, group.min_replicas, scaling=scaling)
+    return count, _pods(group, raw, what, index)
 
 
 def _submitter_container(resources: ResourceRequirements) -> Container:

@@ -14,7 +14,14 @@ from __future__ import annotations
 
 from raygang.kube.core import INT32_MAX
 
-__all__ = ["clamped_replicas", "members_fit", "pods_accepted", "pods_fit"]
+__all__ = [
+    "clamped_replicas",
+    "member_replicas",
+    "members_fit",
+    "pods_accepted",
+    "pods_fit",
+    "reserved_replicas",
+]
 
 
 def clamped_replicas(replicas: int | None, low: int | None, high: int | None) -> int:
@@ -28,6 +35,26 @@ def clamped_replicas(replicas: int | None, low: int | None, high: int | None) ->
     if replicas is None or replicas < low_n:
         return low_n
     return min(replicas, high_n)
+
+
+def member_replicas(
+    replicas: int | None, low: int | None, high: int | None, *, scaling: bool
+) -> int:
+    """The replicas of a group that ``minMember`` counts.
+
+    ``minReplicas`` with the autoscaler (KubeRay's CalculateMinReplicas), else the clamped
+    ``replicas`` (GetWorkerGroupDesiredReplicas).
+    """
+    return (low or 0) if scaling else clamped_replicas(replicas, low, high)
+
+
+def reserved_replicas(replicas: int | None, low: int | None, *, scaling: bool) -> tuple[str, int]:
+    """The field and count KubeRay's adapter multiplies a group's resources by.
+
+    The raw count, not the clamped one: ``minReplicas`` with the autoscaler, else
+    ``replicas`` (unset: 0).
+    """
+    return ("minReplicas", low or 0) if scaling else ("replicas", replicas or 0)
 
 
 def pods_fit(replicas: int, hosts: int) -> bool:

@@ -15,7 +15,13 @@ from typing import Any
 
 from raygang.kube.core import INT32_MAX
 from raygang.kube.names import LABEL_VALUE_RULES, label_value_problem
-from raygang.rayjob.replicas import clamped_replicas, members_fit, pods_accepted, pods_fit
+from raygang.rayjob.replicas import (
+    member_replicas,
+    members_fit,
+    pods_accepted,
+    pods_fit,
+    reserved_replicas,
+)
 from raygang.rayjob.validate.metadata import check_labels
 from raygang.rayjob.validate.pod import check_template
 from raygang.rayjob.validate.read import Checker, as_int, as_list, as_map, str_map
@@ -115,11 +121,10 @@ def _group_pods(
         return 0
     if not 1 <= hosts <= INT32_MAX or any(not 0 <= n <= INT32_MAX for n in numbers):
         return None  # reported by the field checks
-    low_n = low or 0
-    clamped = low_n if scaling else clamped_replicas(replicas, low, high)
-    # KubeRay multiplies the resources by the raw count: replicas, or minReplicas with
-    # autoscaling; minMember uses the clamped one. Both must fit.
-    raw, raw_what = (low_n, "minReplicas") if scaling else (replicas or 0, "replicas")
+    clamped = member_replicas(replicas, low, high, scaling=scaling)
+    # KubeRay multiplies the resources by the raw count, minMember uses the clamped one:
+    # both must fit.
+    raw_what, raw = reserved_replicas(replicas, low, scaling=scaling)
     if _product_problem(c, f"{path}.{raw_what}", raw_what, raw, hosts, name):
         return None
     if clamped != raw and _product_problem(
