@@ -60,7 +60,6 @@ __all__ = [
     "RayJobInput",
     "RayJobSpec",
     "ResourceRequirements",
-    "SubmissionMode",
     "SubmitterConfig",
     "WorkerGroupSpec",
     "parse_rayjob",
@@ -71,9 +70,6 @@ __all__ = [
 #: The pydantic error type of KubeRay's rules: its context holds every finding of one rule
 #: set, (path, message, accepted), which :func:`problems_from_validation_error` spreads out.
 KUBERAY_RULES = "kuberay_rules"
-
-
-SubmissionMode = Literal["K8sJobMode", "SidecarMode", "InteractiveMode", "HTTPMode"]
 
 
 @frozen_model

@@ -18,17 +18,12 @@ and :mod:`.resources` (Kubernetes' pod validation), :mod:`.load` (the entry poin
 A queue referenced by a job but declared nowhere is accepted: it is assumed to exist.
 """
 
-from raygang.kube.names import dns_problem, label_key_problem, label_value_problem, name_rules
 from raygang.rayjob.validate.load import check_rayjob, load_rayjob, manifest_problems
 from raygang.rayjob.validate.metadata import MAX_JOB_NAME
 
 __all__ = [
     "MAX_JOB_NAME",
     "check_rayjob",
-    "dns_problem",
-    "label_key_problem",
-    "label_value_problem",
     "load_rayjob",
     "manifest_problems",
-    "name_rules",
 ]
