@@ -98,6 +98,10 @@ class DeletionStrategy:
     on_failure: str | None = None
 
 
+_BASE = "spec.deletionStrategy"
+_POLICY_NAMES = ", ".join(POLICIES)
+
+
 def read_deletion_strategy(
     raw: Mapping[str, Any], *, autoscaling: bool, shutdown: bool
 ) -> tuple[DeletionStrategy | None, list[Finding]]:
@@ -111,164 +115,201 @@ def read_deletion_strategy(
     Returns:
         The checked strategy and no findings, or None and every finding in field order.
     """
-    problems: list[Finding] = []
-    base = "spec.deletionStrategy"
-    policies = ", ".join(POLICIES)
+    found: list[Finding] = []
+    legacy = "onSuccess" in raw or "onFailure" in raw
+    rules_raw = raw.get("deletionRules")
+    if legacy and rules_raw is not None:
+        found.append(
+            (
+                _BASE,
+                "legacy policies (onSuccess/onFailure) and deletionRules cannot be used together",
+                "either deletionRules, or both onSuccess and onFailure",
+            )
+        )
+        return None, found
+    if legacy:
+        strategy = _legacy(raw, autoscaling, shutdown, found)
+    elif not isinstance(rules_raw, list) or not rules_raw:
+        found.append(
+            (
+                _BASE,
+                "needs either both onSuccess and onFailure, or a non-empty deletionRules list",
+                "deletionRules: [{policy: DeleteCluster, condition: {jobStatus: SUCCEEDED}}]",
+            )
+        )
+        return None, found
+    else:
+        if shutdown:
+            found.append(
+                (
+                    "spec.shutdownAfterJobFinishes",
+                    "cannot be combined with spec.deletionStrategy.deletionRules",
+                    "a DeleteCluster rule instead of shutdownAfterJobFinishes",
+                )
+            )
+        rules = _rules(rules_raw, autoscaling, found)
+        _check_ttl_order(rules, found)
+        strategy = DeletionStrategy(rules=tuple(rules))
+    return (None, found) if found else (strategy, [])
 
-    def bad(path: str, message: str, accepted: str = "") -> None:
-        problems.append((path, message, accepted))
 
-    def policy_of(value: object, path: str) -> str | None:
-        if value not in POLICIES:
-            bad(path, f"{value!r} is not a deletion policy", policies)
-            return None
-        if value == "DeleteWorkers" and autoscaling:
-            bad(
+def _policy(value: object, path: str, autoscaling: bool, found: list[Finding]) -> str | None:
+    """A deletion policy, or None when ``value`` is none.
+
+    DeleteWorkers with the autoscaler is reported but still read, so the rules' other
+    checks (duplicates, TTL order) see it, as KubeRay's do.
+    """
+    if value not in POLICIES:
+        found.append((path, f"{value!r} is not a deletion policy", _POLICY_NAMES))
+        return None
+    if value == "DeleteWorkers" and autoscaling:
+        found.append(
+            (
                 path,
                 "DeleteWorkers cannot be used while enableInTreeAutoscaling is true "
                 "(the autoscaler would bring the workers back)",
                 "DeleteCluster, or autoscaling off",
             )
-        return str(value)
-
-    legacy = "onSuccess" in raw or "onFailure" in raw
-    rules_raw = raw.get("deletionRules")
-    if legacy and rules_raw is not None:
-        bad(
-            base,
-            "legacy policies (onSuccess/onFailure) and deletionRules cannot be used together",
-            "either deletionRules, or both onSuccess and onFailure",
         )
-        return None, problems
-    if legacy:
-        found: dict[str, str | None] = {}
-        for key in ("onSuccess", "onFailure"):
-            entry = raw.get(key)
-            if not isinstance(entry, Mapping) or "policy" not in entry:
-                bad(
-                    f"{base}.{key}.policy",
-                    "is required when the legacy policies are used",
-                    policies,
-                )
-                found[key] = None
-            else:
-                found[key] = policy_of(entry["policy"], f"{base}.{key}.policy")
-        if shutdown and "DeleteNone" in found.values():
-            bad(
-                base,
+    return str(value)
+
+
+def _legacy(
+    raw: Mapping[str, Any], autoscaling: bool, shutdown: bool, found: list[Finding]
+) -> DeletionStrategy:
+    """``onSuccess`` and ``onFailure``: both needed, each with a policy."""
+    policies: dict[str, str | None] = {}
+    for key in ("onSuccess", "onFailure"):
+        entry = raw.get(key)
+        path = f"{_BASE}.{key}.policy"
+        if not isinstance(entry, Mapping) or "policy" not in entry:
+            found.append((path, "is required when the legacy policies are used", _POLICY_NAMES))
+            policies[key] = None
+        else:
+            policies[key] = _policy(entry["policy"], path, autoscaling, found)
+    if shutdown and "DeleteNone" in policies.values():
+        found.append(
+            (
+                _BASE,
                 "shutdownAfterJobFinishes is true while a legacy deletion policy is DeleteNone",
                 "remove shutdownAfterJobFinishes, or pick another policy",
             )
-        if problems:
-            return None, problems
-        return DeletionStrategy(on_success=found["onSuccess"], on_failure=found["onFailure"]), []
-    if not isinstance(rules_raw, list) or not rules_raw:
-        bad(
-            base,
-            "needs either both onSuccess and onFailure, or a non-empty deletionRules list",
-            "deletionRules: [{policy: DeleteCluster, condition: {jobStatus: SUCCEEDED}}]",
         )
-        return None, problems
-    if shutdown:
-        bad(
-            "spec.shutdownAfterJobFinishes",
-            "cannot be combined with spec.deletionStrategy.deletionRules",
-            "a DeleteCluster rule instead of shutdownAfterJobFinishes",
-        )
+    return DeletionStrategy(on_success=policies["onSuccess"], on_failure=policies["onFailure"])
+
+
+def _rules(entries: list[Any], autoscaling: bool, found: list[Finding]) -> list[DeletionRule]:
+    """Each ``deletionRules`` entry that is whole, and none twice (policy and condition)."""
     rules: list[DeletionRule] = []
     seen: dict[tuple[str, str, str], int] = {}
-    for index, entry in enumerate(rules_raw):
-        where = f"{base}.deletionRules[{index}]"
-        if not isinstance(entry, Mapping):
-            bad(where, "is not a mapping", "{policy: ..., condition: {...}}")
+    for index, entry in enumerate(entries):
+        where = f"{_BASE}.deletionRules[{index}]"
+        rule = _rule(entry, where, autoscaling, found)
+        if rule is None:
             continue
-        policy = policy_of(entry.get("policy"), f"{where}.policy")
-        condition = entry.get("condition")
-        if not isinstance(condition, Mapping):
-            bad(
+        kind, value = _condition(rule)
+        key = (kind, value, rule.policy)
+        if key in seen:
+            found.append(
+                (
+                    where,
+                    f"duplicates deletionRules[{seen[key]}] ({rule.policy} on {kind} {value})",
+                    "one rule per policy and condition",
+                )
+            )
+            continue
+        seen[key] = index
+        rules.append(rule)
+    return rules
+
+
+def _rule(
+    entry: object, where: str, autoscaling: bool, found: list[Finding]
+) -> DeletionRule | None:
+    """One rule: its policy, then its condition, which stops at its first problem."""
+    if not isinstance(entry, Mapping):
+        found.append((where, "is not a mapping", "{policy: ..., condition: {...}}"))
+        return None
+    policy = _policy(entry.get("policy"), f"{where}.policy", autoscaling, found)
+    condition = entry.get("condition")
+    if not isinstance(condition, Mapping):
+        found.append(
+            (
                 f"{where}.condition",
                 "is required",
                 "{jobStatus: SUCCEEDED} or {jobDeploymentStatus: Failed}",
             )
-            continue
-        job_status = condition.get("jobStatus")
-        deployment = condition.get("jobDeploymentStatus")
-        if (job_status is None) == (deployment is None):
-            bad(
+        )
+        return None
+    job_status = condition.get("jobStatus")
+    deployment = condition.get("jobDeploymentStatus")
+    ttl = condition.get("ttlSeconds", 0)
+    if (job_status is None) == (deployment is None):
+        found.append(
+            (
                 f"{where}.condition",
                 "must set exactly one of jobStatus and jobDeploymentStatus",
                 "jobStatus: SUCCEEDED|FAILED, or jobDeploymentStatus: Failed",
             )
-            continue
-        if job_status is not None and job_status not in JOB_STATUSES:
-            bad(
+        )
+    elif job_status is not None and job_status not in JOB_STATUSES:
+        found.append(
+            (
                 f"{where}.condition.jobStatus",
                 f"{job_status!r} is not supported",
                 "SUCCEEDED or FAILED",
             )
-            continue
-        if deployment is not None and deployment not in DEPLOYMENT_STATUSES:
-            bad(
-                f"{where}.condition.jobDeploymentStatus",
-                f"{deployment!r} is not supported",
-                "Failed",
-            )
-            continue
-        ttl = condition.get("ttlSeconds", 0)
-        if isinstance(ttl, bool) or not isinstance(ttl, int) or ttl < 0:
-            bad(
+        )
+    elif deployment is not None and deployment not in DEPLOYMENT_STATUSES:
+        found.append(
+            (f"{where}.condition.jobDeploymentStatus", f"{deployment!r} is not supported", "Failed")
+        )
+    elif isinstance(ttl, bool) or not isinstance(ttl, int) or ttl < 0:
+        found.append(
+            (
                 f"{where}.condition.ttlSeconds",
                 f"{ttl!r} is not a non-negative whole number",
                 "0 or more",
             )
-            continue
-        if policy is None:
-            continue
-        rule_key = (
-            ("jobStatus", str(job_status), policy)
-            if job_status
-            else ("jobDeploymentStatus", str(deployment), policy)
         )
-        if rule_key in seen:
-            bad(
-                f"{where}",
-                f"duplicates deletionRules[{seen[rule_key]}] "
-                f"({policy} on {rule_key[0]} {rule_key[1]})",
-                "one rule per policy and condition",
-            )
-            continue
-        seen[rule_key] = index
-        rules.append(
-            DeletionRule(
-                policy=policy,
-                job_status=str(job_status) if job_status is not None else None,
-                deployment_status=str(deployment) if deployment is not None else None,
-                ttl_seconds=ttl,
-                where=where,
-            )
+    elif policy is not None:
+        return DeletionRule(
+            policy=policy,
+            job_status=job_status,
+            deployment_status=deployment,
+            ttl_seconds=ttl,
+            where=where,
         )
-    # KubeRay's validateTTLConsistency: per condition, a rule that removes more may not be
-    # due before one that removes less (DeleteWorkers <= DeleteCluster <= DeleteSelf).
+    return None
+
+
+def _condition(rule: DeletionRule) -> tuple[str, str]:
+    """The rule's condition as (field, value), e.g. ``("jobStatus", "SUCCEEDED")``."""
+    if rule.job_status is not None:
+        return "jobStatus", rule.job_status
+    return "jobDeploymentStatus", str(rule.deployment_status)
+
+
+def _check_ttl_order(rules: list[DeletionRule], found: list[Finding]) -> None:
+    """KubeRay's validateTTLConsistency, per condition.
+
+    A rule that removes more may not be due before one that removes less
+    (DeleteWorkers <= DeleteCluster <= DeleteSelf).
+    """
     by_condition: dict[tuple[str, str], list[DeletionRule]] = {}
     for rule in rules:
-        cond = (
-            ("jobStatus", rule.job_status)
-            if rule.job_status
-            else ("jobDeploymentStatus", rule.deployment_status)
-        )
-        by_condition.setdefault((cond[0], str(cond[1])), []).append(rule)
+        by_condition.setdefault(_condition(rule), []).append(rule)
     for (kind, value), group in by_condition.items():
         ordered = sorted(
             (r for r in group if r.policy != "DeleteNone"), key=lambda r: POLICIES[r.policy]
         )
         for before, after in itertools.pairwise(ordered):
             if after.ttl_seconds < before.ttl_seconds:
-                bad(
-                    f"{after.where}.condition.ttlSeconds",
-                    f"for {kind} {value!r}: {after.policy} TTL ({after.ttl_seconds}) must be >= "
-                    f"{before.policy} TTL ({before.ttl_seconds})",
-                    "TTLs that grow from DeleteWorkers to DeleteCluster to DeleteSelf",
+                found.append(
+                    (
+                        f"{after.where}.condition.ttlSeconds",
+                        f"for {kind} {value!r}: {after.policy} TTL ({after.ttl_seconds}) must "
+                        f"be >= {before.policy} TTL ({before.ttl_seconds})",
+                        "TTLs that grow from DeleteWorkers to DeleteCluster to DeleteSelf",
+                    )
                 )
-    if problems:
-        return None, problems
-    return DeletionStrategy(rules=tuple(rules)), []
