@@ -1,10 +1,11 @@
 """Semantic checks on a RayJob, reported all together with the structural ones.
 
 Structural problems (wrong types, missing fields, bad quantities) are found when the model
-is built (:mod:`raygang.rayjob.spec`). This package refuses what KubeRay's validation
-(``ray-operator/controllers/ray/utils/validation.go``), Volcano's CRDs and webhooks, or
-Kubernetes' own pod and Job validation would refuse later: at apply time or, worse, silently
-at run time, while the PodGroup holds queue capacity.
+is built (:mod:`raygang.rayjob.spec`), and so are the deletion strategy's
+(:mod:`raygang.rayjob.deletion`), once the structure is valid. This package refuses what
+KubeRay's validation (``ray-operator/controllers/ray/utils/validation.go``), Volcano's CRDs
+and webhooks, or Kubernetes' own pod and Job validation would refuse later: at apply time
+or, worse, silently at run time, while the PodGroup holds queue capacity.
 
 The checks read the *raw* manifest through tolerant accessors (:mod:`.read`: a value of the
 wrong type reads as absent), so they run even when the structural validation failed, and
