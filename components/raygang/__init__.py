@@ -33,7 +33,7 @@ if TYPE_CHECKING:
         create_companions,
     )
     from raygang.kube.errors import Problem, SpecError, internal_error
-    from raygang.kube.snapshot import ClusterSnapshot, snapshot_from_objects
+    from raygang.kube.snapshot import ClusterSnapshot, load_snapshot, snapshot_from_objects
     from raygang.kuberay.gang import Accounting
     from raygang.kuberay.settings import JobSettings
     from raygang.lifecycle.facts.live import live_snapshot
@@ -72,6 +72,7 @@ _HOMES = {
     "unknown_key_problems": "raygang.settings",
     # the cluster's state
     "ClusterSnapshot": "raygang.kube.snapshot",
+    "load_snapshot": "raygang.kube.snapshot",
     "snapshot_from_objects": "raygang.kube.snapshot",
     "live_snapshot": "raygang.lifecycle.facts.live",
     # the planning pass shared by `raygang plan` and the Pulumi program, and its result
@@ -110,6 +111,7 @@ __all__ = [
     "load_documents",
     "load_files",
     "load_rayjob_document",
+    "load_snapshot",
     "plan_everything",
     "preflight_gate",
     "read_stack_file",

@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 import yaml
-from raygang.localcluster import LocalCluster, NodeShape, local_pulumi
+from raygang_localcluster import LocalCluster, NodeShape, local_pulumi
 
 from tests.e2e.conftest import REPO
 
@@ -67,9 +67,8 @@ PROGRAM = textwrap.dedent(
     from pathlib import Path
 
     import pulumi
-    from raygang import RayJobGang, RayJobGangArgs, VolcanoQueue, create_companions
-    from raygang.kuberay.settings import JobSettings
-    from raygang.loader import load_files
+    from raygang import (JobSettings, RayJobGang, RayJobGangArgs, VolcanoQueue,
+                         create_companions, load_files)
 
     docs = load_files(sorted(Path("jobs").glob("*.yaml")))
     queues = {q.name: VolcanoQueue(q.name, q) for q in docs.queues}

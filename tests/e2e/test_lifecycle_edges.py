@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 import yaml
-from raygang.localcluster import LocalCluster, LocalPulumi, PulumiError, wait_until
+from raygang_localcluster import LocalCluster, LocalPulumi, PulumiError, wait_until
 
 from tests.e2e.conftest import make_pulumi
 
