@@ -29,7 +29,6 @@ from raygang import (
     snapshot_from_objects,
     write_json,
 )
-from raygang.collector import PLANNING_THRESHOLD, young_collections_every
 
 from benchmarks.measure import best_of, fit_exponent, maxrss_bytes
 from benchmarks.synth import make_documents, make_snapshot_objects
@@ -75,9 +74,8 @@ def plan_once(
         The SHA-256 of the JSON text and the number of jobs planned.
     """
     sink = DigestSink()
-    with young_collections_every(PLANNING_THRESHOLD):  # as raygang.cli.main runs
-        plan = planner(load_documents(docs), settings, snapshot)
-        write_json(plan, sink)
+    plan = planner(load_documents(docs), settings, snapshot)
+    write_json(plan, sink)
     if not sink.chars:
         raise AssertionError("the plan wrote nothing")
     return sink.hexdigest(), len(plan.jobs)

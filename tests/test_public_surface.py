@@ -25,10 +25,9 @@ PULUMI_NAMES = {
     "create_companions",
 }
 
-# Internal imports the benchmarks still make, each for machinery the issue removes (the GC
-# collector) or a target it drops (Quantity against lightkube); they go with it.
+# Internal imports the benchmarks still make, each for a target the issue drops (Quantity
+# against lightkube); they go with it.
 STILL_INTERNAL = {
-    ("benchmarks/planning.py", "raygang.collector"),
     ("benchmarks/quantities.py", "raygang.kube.quantity"),
 }
 

@@ -17,7 +17,6 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from raygang.collector import PLANNING_THRESHOLD, young_collections_every
 from raygang.kube.errors import SpecError, internal_error
 from raygang.kuberay.gang import Accounting
 from raygang.loader import load_files
@@ -194,10 +193,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     (exit :data:`EXIT_INTERNAL`).
     """
     try:
-        # Reading, planning and printing a stack allocate alike: the whole command runs
-        # with the planning pass's collector policy (raygang.collector).
-        with young_collections_every(PLANNING_THRESHOLD):
-            return _main(argv)
+        return _main(argv)
     except KeyboardInterrupt:
         print("raygang: interrupted", file=sys.stderr)
         return 130

@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from raygang.collector import PLANNING_THRESHOLD, young_collections_every
 from raygang.kube.errors import Problem, SpecError
 from raygang.kube.snapshot import ClusterSnapshot, load_snapshot
 from raygang.kuberay.jobplan import JobPlan
@@ -172,8 +171,7 @@ def plan_everything(
     """
     session = Session()  # one per pass: what every job of it reads once, dropped with it
     try:
-        with young_collections_every(PLANNING_THRESHOLD):
-            return _plan_everything(docs, settings, base, snapshot, now, session)
+        return _plan_everything(docs, settings, base, snapshot, now, session)
     finally:
         session.close()
 
