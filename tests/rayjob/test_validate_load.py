@@ -6,8 +6,10 @@ import copy
 
 import pytest
 from raygang.kube.errors import Problem, SpecError
+from raygang.kube.quantity import Quantity
 from raygang.rayjob.spec import parse_rayjob
 from raygang.rayjob.validate import MAX_JOB_NAME, check_rayjob, load_rayjob
+from raygang.rayjob.validate.resources import parsed_quantities
 
 from tests.builders import container, rayjob, worker
 
@@ -124,3 +126,68 @@ def test_the_checked_deletion_strategy_is_not_read_from_the_manifest() -> None:
     job = rayjob()
     job["deletion"] = {"rules": ["injected"]}
     assert load_rayjob(job, "job.yaml").job.deletion is None
+
+
+def _every_quantity_job() -> dict[str, object]:
+    """A valid job with quantities in every container list the checks read."""
+    return rayjob(
+        head=[container("ray-head", {"cpu": "1", "memory": "2Gi"}, {"cpu": "2"})],
+        head_pod={"initContainers": [container("init", {"cpu": "100m"})]},
+        workers=[
+            worker(
+                containers=[container("ray-worker", {"nvidia.com/gpu": 1}, {"nvidia.com/gpu": 1})]
+            )
+        ],
+        submitter_template={"spec": {"containers": [container("submit", {"memory": "300Mi"})]}},
+    )
+
+
+def test_a_valid_jobs_quantities_are_parsed_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The semantic checks read the quantities the typed model parsed, not the text again.
+    seen: list[object] = []
+    parse = Quantity.parse.__func__  # type: ignore[attr-defined]
+
+    def spy(cls: type[Quantity], text: str | int | float) -> Quantity:
+        seen.append(text)
+        result: Quantity = parse(cls, text)
+        return result
+
+    monkeypatch.setattr(Quantity, "parse", classmethod(spy))
+    load_rayjob(_every_quantity_job(), "job.yaml")
+    assert sorted(map(str, seen)) == sorted(["1", "2Gi", "2", "100m", "1", "1", "300Mi"])
+
+
+def test_the_parsed_quantities_are_named_as_the_checks_name_them() -> None:
+    item = parse_rayjob(_every_quantity_job(), "job.yaml")
+    head = "spec.rayClusterSpec.headGroupSpec.template.spec"
+    worker0 = "spec.rayClusterSpec.workerGroupSpecs[0].template.spec"
+    assert {k: str(v) for k, v in parsed_quantities(item.job).items()} == {
+        f"{head}.initContainers[0].resources.requests['cpu']": "100m",
+        f"{head}.containers[0].resources.requests['cpu']": "1",
+        f"{head}.containers[0].resources.requests['memory']": "2Gi",
+        f"{head}.containers[0].resources.limits['cpu']": "2",
+        f"{worker0}.containers[0].resources.requests['nvidia.com/gpu']": "1",
+        f"{worker0}.containers[0].resources.limits['nvidia.com/gpu']": "1",
+        "spec.submitterPodTemplate.spec.containers[0].resources.requests['memory']": "300Mi",
+    }
+
+
+@pytest.mark.parametrize("replicas", [1, "1"])
+def test_a_request_above_its_limit_is_refused_with_or_without_the_typed_model(
+    replicas: object,
+) -> None:
+    # replicas "1" fails the structure, so the raw text is read; 1 passes it, so the typed
+    # model's quantities are: the problem is the same.
+    job = rayjob(
+        workers=[worker(replicas=replicas, containers=[container("w", {"cpu": "2"}, {"cpu": "1"})])]
+    )
+    with pytest.raises(SpecError) as caught:
+        load_rayjob(job, "job.yaml")
+    found = [p for p in caught.value.problems if "resources" in p.path]
+    assert [(p.path, p.message) for p in found] == [
+        (
+            "spec.rayClusterSpec.workerGroupSpecs[0].template.spec.containers[0].resources"
+            ".requests['cpu']",
+            "request 2 is more than the limit 1",
+        )
+    ]

@@ -27,12 +27,7 @@ from pydantic_core import PydanticUndefined
 
 from raygang.kube.errors import describe_value
 from raygang.kube.kubeyaml import json_number_text
-from raygang.kube.quantity import (
-    Quantity,
-    QuantityError,
-    crd_quantity_error,
-    parse_manifest_quantity,
-)
+from raygang.kube.quantity import Quantity, QuantityError, crd_quantity_error
 
 __all__ = [
     "INT32_MAX",
@@ -75,7 +70,7 @@ def _to_quantity(value: object) -> Quantity:
     if isinstance(value, bool) or not isinstance(value, str | int):
         raise ValueError(f"{describe_value(value)} is not a quantity")
     try:
-        parsed = parse_manifest_quantity(value)
+        parsed = Quantity.parse(value)
     except QuantityError as exc:
         raise ValueError(str(exc)) from None
     if refused is not None:

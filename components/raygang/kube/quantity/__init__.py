@@ -20,8 +20,7 @@ every quantity that exists after parsing is a multiple of 10^-9.
 Modules, each importing only those before it: ``errors`` (``QuantityError`` and its
 wording), ``suffixes`` (formats, suffix tables, the nano unit), ``parse`` (grammar,
 exponents and rounding), ``canonical`` (``CanonicalizeBytes``), ``value`` (the ``Quantity``
-class and its arithmetic), ``crd`` (the CRD schema's check), ``lists`` (resource lists) and
-``manifest`` (parsing remembered across manifests).
+class and its arithmetic), ``crd`` (the CRD schema's check) and ``lists`` (resource lists).
 
 The package is pure and uses the standard library only.
 """
@@ -37,7 +36,6 @@ from raygang.kube.quantity.lists import (
     scale_resource_list,
     sum_resource_lists,
 )
-from raygang.kube.quantity.manifest import parse_manifest_quantity
 from raygang.kube.quantity.suffixes import Format
 from raygang.kube.quantity.value import Quantity
 
@@ -49,7 +47,6 @@ __all__ = [
     "crd_quantity_error",
     "format_resource_list",
     "max_resource_lists",
-    "parse_manifest_quantity",
     "parse_resource_list",
     "scale_resource_list",
     "sum_resource_lists",

@@ -18,11 +18,8 @@ __all__ = [
     "DECIMAL_SUFFIX_BY_EXP",
     "EXP",
     "FAST_DIGITS",
-    "FIXED",
     "INT64_MAX",
     "NANO",
-    "ONE_LETTER_SUFFIXES",
-    "POW10",
     "SUFFIXES",
     "Format",
 ]
@@ -70,28 +67,9 @@ SUFFIXES: Final[dict[str, tuple[int, int, Format]]] = {
     "Ei": (2, 60, BIN),
 }
 
-# For the fast path in Quantity.parse: suffix -> (binary, nanos per unit,
-# exponent, most digits Go's binary int64 fast path takes, largest value that
-# does not overflow it, format).
-FIXED: Final[dict[str, tuple[bool, int, int, int, int, Format]]] = {
-    suffix: (
-        base == 2,
-        (1 << exp) * NANO if base == 2 else 10 ** (exp + 9),
-        exp,
-        14 - exp * 3 // 10 if base == 2 else FAST_DIGITS,
-        INT64_MAX >> exp if base == 2 else INT64_MAX,
-        fmt,
-    )
-    for suffix, (base, exp, fmt) in SUFFIXES.items()
-}
-
 # Go prints no suffix at all for exponents missing from its tables (10^21 in
 # DecimalSI prints as "1"); ``dict.get(e, "")`` reproduces that.
 DECIMAL_SUFFIX_BY_EXP: Final = {
     exp: suffix for suffix, (base, exp, _) in SUFFIXES.items() if base == 10
 }
 BINARY_SUFFIX_BY_POWER: Final = ("", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei")
-
-ONE_LETTER_SUFFIXES: Final = frozenset("numkMGTPE")
-
-POW10: Final = tuple(10**i for i in range(FAST_DIGITS + 10))

@@ -30,11 +30,8 @@ from raygang.kube.quantity.suffixes import (
     DEC,
     EXP,
     FAST_DIGITS,
-    FIXED,
     INT64_MAX,
     NANO,
-    ONE_LETTER_SUFFIXES,
-    POW10,
     SUFFIXES,
     Format,
 )
@@ -53,21 +50,18 @@ class Quantity:
     ``Quantity("500m")`` is the same as ``Quantity.parse("500m")``.
     """
 
-    # No __setattr__ guard: it would force object.__setattr__ on every
-    # construction, which more than doubles the cost of parse (a hot path).
-    __slots__ = ("_canon", "_format", "_nanos", "_text")
+    # Set only by ``_make`` (and ``__init__``), as ``fractions.Fraction`` sets its own.
+    __slots__ = ("_format", "_nanos", "_text")
 
     _nanos: int
     _format: Format
     _text: str | None
-    _canon: str | None
 
     def __init__(self, text: str | int | float) -> None:
         parsed = Quantity.parse(text)
         self._nanos = parsed._nanos
         self._format = parsed._format
         self._text = parsed._text
-        self._canon = parsed._canon
 
     def __reduce__(self) -> tuple[Any, tuple[int, Format, str | None]]:
         return (_make, (self._nanos, self._format, self._text))
@@ -99,49 +93,12 @@ class Quantity:
                 NaN or infinite float, or another type, or if it has more than
                 1000 significant digits or a decimal exponent above 1000.
         """
-        if type(text) is not str:
-            text = coerce(text)
-        if text == "0":
+        text = coerce(text)
+        if text == "0":  # Go returns it as it is, before parsing
             return _ZERO
         if not text:
             fail(text, "empty")
-        # Fast path for the common forms, an unsigned number with a fixed
-        # suffix ("500m", "0.5", "2Gi", "1.5Gi"), without the regular expression.
-        last = text[-1]
-        if last == "i":
-            number, suffix = text[:-2], text[-2:]
-        elif last in ONE_LETTER_SUFFIXES:
-            number, suffix = text[:-1], last
-        else:
-            number, suffix = text, ""
-        fixed = FIXED.get(suffix)
-        if fixed is not None and number.isascii():
-            whole, _, fraction = number.partition(".")
-            if (whole + fraction).isdigit():
-                binary, multiplier, exponent, max_digits, max_value, fmt = fixed
-                # Go strips leading zeros before it counts digits.
-                shifted = (whole.lstrip("0") or "0") + fraction
-                if len(shifted) <= FAST_DIGITS:
-                    if not binary:
-                        scale = exponent - len(fraction)
-                        if scale >= -9:
-                            # Go reuses the input as the printed form only when
-                            # a heuristic calls it canonical ("01" passes).
-                            keep = (
-                                scale % 3 == 0 and shifted[0] != "0" and not shifted.endswith("000")
-                            )
-                            nanos = int(shifted) * POW10[scale + 9]
-                            return _make(nanos, fmt, text if keep else None)
-                    elif not fraction and len(shifted) <= max_digits:
-                        value = int(shifted)
-                        if value <= max_value:
-                            return _make(value * multiplier, fmt, text if value & 7 else None)
-                    else:
-                        # Go's exact path: round up to nano, cap, and no text.
-                        nanos = ceil_div(int(shifted) * multiplier, POW10[len(fraction)])
-                        nanos = min(nanos, BINARY_CAP_NANOS)
-                        return _make(nanos, DEC if 0 < nanos < NANO else fmt, None)
-        return _parse_general(text)
+        return _parse(text)
 
     @classmethod
     def zero(cls) -> Quantity:
@@ -192,11 +149,7 @@ class Quantity:
         This is what Go's ``String()`` returns once the quantity has been
         through ``Add`` or ``Mul``.
         """
-        canon = self._canon
-        if canon is None:
-            canon = canonicalize(self._nanos, self._format)
-            self._canon = canon
-        return canon
+        return canonicalize(self._nanos, self._format)
 
     def milli_value(self) -> int:
         """Return the value in thousandths, rounded away from zero (Go ``MilliValue``)."""
@@ -286,19 +239,16 @@ def _round_away(nanos: int, unit: int) -> int:
 
 def _make(nanos: int, fmt: Format, text: str | None) -> Quantity:
     """Build a quantity from its parts, without parsing."""
-    quantity = _new(Quantity)
+    quantity = object.__new__(Quantity)
     quantity._nanos = nanos
     quantity._format = fmt
     quantity._text = text
-    quantity._canon = None
     return quantity
 
 
-_new = object.__new__
-
-
-def _parse_general(text: str) -> Quantity:
-    """Parse every form that the fast path in ``Quantity.parse`` does not take."""
+def _parse(text: str) -> Quantity:
+    """``ParseQuantity`` after its checks for ``"0"`` and ``""``: Go's int64 path where it
+    applies (which decides whether the text is kept), else its exact big-decimal path."""
     match = fullmatch(text)
     if match is None:
         fail(text)
@@ -319,13 +269,10 @@ def _parse_general(text: str) -> Quantity:
         # Go keeps the scale in an int32, so it wraps too.
         scale = wrap_int32(exponent - len(fraction))
         if len(shifted) <= FAST_DIGITS and scale >= -9:
-            if scale < FAST_DIGITS:
-                nanos = int(shifted) * POW10[scale + 9]
-            else:
-                nanos = int(shifted)
-                if nanos:
-                    check_exponent(text, scale)
-                    nanos *= 10 ** (scale + 9)
+            nanos = int(shifted)
+            if nanos:  # zero stays zero, whatever its exponent ("0e99999")
+                check_exponent(text, scale)
+                nanos *= 10 ** (scale + 9)
             keep = scale % 3 == 0 and shifted[0] != "0" and not shifted.endswith("000")
             return _make(-nanos if sign == "-" else nanos, fmt, text if keep else None)
     elif not fraction:

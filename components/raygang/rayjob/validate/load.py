@@ -14,10 +14,11 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from raygang.kube.errors import Problem, SpecError
-from raygang.rayjob.spec import RayJobInput, parse_rayjob, validate_rayjob
+from raygang.rayjob.spec import RayJob, RayJobInput, parse_rayjob, validate_rayjob
 from raygang.rayjob.validate.jobspec import check_spec
 from raygang.rayjob.validate.metadata import check_metadata
 from raygang.rayjob.validate.read import Checker, as_map
+from raygang.rayjob.validate.resources import parsed_quantities
 
 # The job record ConfigMap keeps the manifest in an annotation, and an object's annotations
 # hold at most 256 KiB. This is the quick refusal of a far too large input; the plan checks
@@ -25,17 +26,21 @@ from raygang.rayjob.validate.read import Checker, as_map
 MAX_MANIFEST_BYTES = 256 * 1024
 
 
-def manifest_problems(raw: Mapping[str, Any], source: str) -> list[Problem]:
+def manifest_problems(
+    raw: Mapping[str, Any], source: str, job: RayJob | None = None
+) -> list[Problem]:
     """Every semantic problem of one RayJob manifest, read tolerantly from the raw dict.
 
     Args:
         raw: the manifest as loaded (it need not have passed structural validation).
         source: where it came from, for messages.
+        job: the typed model of ``raw`` when it passed structural validation: its parsed
+            quantities are read instead of parsing the raw text again.
 
     Returns:
         Problems in document order; empty when the manifest can be planned.
     """
-    c = Checker(source)
+    c = Checker(source, parsed_quantities(job) if job is not None else None)
     meta = as_map(raw.get("metadata"))
     check_metadata(c, meta)
     spec = raw.get("spec")
@@ -85,7 +90,7 @@ def check_rayjob(item: RayJobInput) -> list[Problem]:
         Problems in document order; empty when the job can be planned.
     """
     # The model checked the deletion strategy when the job was built.
-    return list(dict.fromkeys(manifest_problems(item.raw, item.source)))
+    return list(dict.fromkeys(manifest_problems(item.raw, item.source, item.job)))
 
 
 def _under(path: str, parents: Sequence[str]) -> bool:
@@ -111,7 +116,7 @@ def load_rayjob(raw: object, source: str) -> RayJobInput:
     if not isinstance(raw, Mapping):
         return parse_rayjob(raw, source)  # raises: it is not a Kubernetes object
     item, structural, rules = validate_rayjob(raw, source)
-    semantic = manifest_problems(raw, source) + rules
+    semantic = manifest_problems(raw, source, item.job if item is not None else None) + rules
     paths = [p.path for p in structural]
     problems = structural + [p for p in semantic if not _under(p.path, paths)]
     if problems or item is None:

@@ -14,7 +14,7 @@ from typing import Any
 
 from raygang.kube.core import INT32_MAX
 from raygang.kube.errors import Problem, describe_value
-from raygang.kube.quantity import Quantity, QuantityError, parse_manifest_quantity
+from raygang.kube.quantity import Quantity, QuantityError
 
 _VERSION = re.compile(r"v?([0-9]+)\.([0-9]+)(?:\.([0-9]+))?")
 
@@ -43,7 +43,7 @@ def as_quantity(value: object) -> Quantity | None:
     if isinstance(value, bool) or not isinstance(value, str | int):
         return None
     try:
-        return parse_manifest_quantity(value)
+        return Quantity.parse(value)
     except QuantityError:
         return None
 
@@ -66,11 +66,17 @@ def version_below(text: str, major: int, minor: int, patch: int) -> bool | None:
 
 
 class Checker:
-    """Collects problems for one document."""
+    """Collects problems for one document.
 
-    def __init__(self, source: str) -> None:
+    ``parsed`` holds the quantities the structural validation already parsed, by the field
+    path the checks name them with (:func:`raygang.rayjob.validate.resources.parsed_quantities`):
+    a valid manifest's quantities are parsed once, there, and read here.
+    """
+
+    def __init__(self, source: str, parsed: Mapping[str, Quantity] | None = None) -> None:
         self.source = source
         self.out: list[Problem] = []
+        self.parsed: Mapping[str, Quantity] = parsed or {}
 
     def bad(self, path: str, message: str, accepted: str = "") -> None:
         self.out.append(Problem(self.source, path, message, accepted))
