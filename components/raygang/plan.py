@@ -269,7 +269,7 @@ def plan_stack(
             objects raygang creates for a job.
     """
     declared = {q.name: q for q in queues}
-    defaults = settings.defaults()  # one object, shared by every job that changes nothing
+    defaults = settings.defaults()
     plans: list[JobPlan] = []
     problems: list[Problem] = []
     for item in jobs:

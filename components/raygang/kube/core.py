@@ -3,18 +3,16 @@
 The models follow ``k8s.io/api/core/v1/types.go`` for the fields raygang reads and ignore the
 rest; scalars are validated strictly (a value the API server would refuse is refused here).
 They are frozen, slotted pydantic dataclasses (:func:`frozen_model`), validated by pydantic
-like models and held for every job of a stack while it is planned.
+like models.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Mapping, Sequence
-from types import MappingProxyType
+from collections.abc import Callable, Mapping
 from typing import Annotated, Any, Self, TypeVar, cast, dataclass_transform
 
 from pydantic import (
-    AfterValidator,
     ConfigDict,
     Field,
     PlainValidator,
@@ -46,7 +44,6 @@ __all__ = [
     "ResourceRequirements",
     "StringMap",
     "Toleration",
-    "empty_map",
 ]
 
 
@@ -91,23 +88,9 @@ def _number_text(value: float | int) -> str:
 
 QuantityField = Annotated[Quantity, PlainValidator(_to_quantity)]
 
-_EMPTY: Mapping[Any, Any] = MappingProxyType({})
+ResourceList = Mapping[StrictStr, QuantityField]
 
-
-def empty_map() -> Mapping[Any, Any]:
-    # One read-only empty map for every absent map field: the models are frozen and a job
-    # has a few hundred such fields, each of which would otherwise hold its own empty dict.
-    return _EMPTY
-
-
-def _shared_if_empty(value: Mapping[Any, Any]) -> Mapping[Any, Any]:
-    # The same for an empty map the manifest writes (``rayStartParams: {}``).
-    return value if value else _EMPTY
-
-
-ResourceList = Annotated[Mapping[StrictStr, QuantityField], AfterValidator(_shared_if_empty)]
-
-StringMap = Annotated[Mapping[StrictStr, StrictStr], AfterValidator(_shared_if_empty)]
+StringMap = Mapping[StrictStr, StrictStr]
 
 
 # Strictness lives on the leaves (StrictStr, StrictInt, ...): the raw manifest is sent as
@@ -188,20 +171,16 @@ class ObjectMeta(FrozenModel):
     name: StrictStr = ""
     generate_name: StrictStr | None = None
     namespace: StrictStr = "default"
-    labels: StringMap = field(default_factory=empty_map)
-    annotations: StringMap = field(default_factory=empty_map)
+    labels: StringMap = field(default_factory=dict)
+    annotations: StringMap = field(default_factory=dict)
 
 
 @frozen_model
 class ResourceRequirements(FrozenModel):
     """``resources`` of a container, with quantities parsed exactly."""
 
-    requests: ResourceList = field(default_factory=empty_map)
-    limits: ResourceList = field(default_factory=empty_map)
-
-
-# Shared like the empty maps: a container without ``resources`` asks for nothing.
-_NO_RESOURCES = ResourceRequirements()
+    requests: ResourceList = field(default_factory=dict)
+    limits: ResourceList = field(default_factory=dict)
 
 
 @frozen_model
@@ -296,7 +275,8 @@ class Container(FrozenModel):
     ports: list[ContainerPort] | None = None
     volume_mounts: list[dict[StrictStr, Any]] | None = None
     env_from: list[dict[StrictStr, Any]] | None = None
-    resources: ResourceRequirements = field(default_factory=lambda: _NO_RESOURCES)
+    # A container without ``resources`` asks for nothing.
+    resources: ResourceRequirements = field(default_factory=ResourceRequirements)
     # Only init containers use it: "Always" makes a native sidecar (KEP-753).
     restart_policy: StrictStr | None = None
 
@@ -306,9 +286,8 @@ class PodSpec(FrozenModel):
     """The pod spec fields that decide what a pod requests."""
 
     containers: list[Container] = field(min_length=1)
-    # Absent in most pods: one empty tuple for all of them.
-    init_containers: Sequence[Container] = field(default=())
-    overhead: ResourceList = field(default_factory=empty_map)
+    init_containers: list[Container] = field(default_factory=list)
+    overhead: ResourceList = field(default_factory=dict)
     # Pod-level resources (KEP-2837) replace the container sum for the names they set.
     resources: ResourceRequirements | None = None
     restart_policy: StrictStr | None = None
@@ -325,12 +304,9 @@ class PodSpec(FrozenModel):
     priority_class_name: StrictStr | None = None
 
 
-_NO_METADATA = ObjectMeta()
-
-
 @frozen_model
 class PodTemplate(FrozenModel):
     """A pod template: metadata and spec."""
 
-    metadata: ObjectMeta = field(default_factory=lambda: _NO_METADATA)
+    metadata: ObjectMeta = field(default_factory=ObjectMeta)
     spec: PodSpec

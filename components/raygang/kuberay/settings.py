@@ -77,5 +77,4 @@ def job_settings(base: JobSettings, annotations: Mapping[str, str], source: str)
             changes[field_name] = value.lower() == "true"
     if problems:
         raise SpecError(problems)
-    # Frozen: a job whose annotations change nothing shares the stack's defaults.
-    return base.model_copy(update=changes) if changes else base
+    return base.model_copy(update=changes)

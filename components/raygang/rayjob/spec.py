@@ -41,7 +41,6 @@ from raygang.kube.core import (
     PodTemplate,
     ResourceRequirements,
     StringMap,
-    empty_map,
     field,
     frozen_model,
 )
@@ -78,9 +77,9 @@ class HeadGroupSpec(FrozenModel):
 
     template: PodTemplate
     # The CRD declares both maps as string to string; `num-cpus: 1` is refused.
-    ray_start_params: StringMap = field(default_factory=empty_map)
-    resources: StringMap = field(default_factory=empty_map)
-    labels: StringMap = field(default_factory=empty_map)
+    ray_start_params: StringMap = field(default_factory=dict)
+    resources: StringMap = field(default_factory=dict)
+    labels: StringMap = field(default_factory=dict)
 
 
 @frozen_model
@@ -95,9 +94,9 @@ class WorkerGroupSpec(FrozenModel):
     suspend: StrictBool | None = None
     idle_timeout_seconds: StrictInt | None = None
     template: PodTemplate
-    ray_start_params: StringMap = field(default_factory=empty_map)
-    resources: StringMap = field(default_factory=empty_map)
-    labels: StringMap = field(default_factory=empty_map)
+    ray_start_params: StringMap = field(default_factory=dict)
+    resources: StringMap = field(default_factory=dict)
+    labels: StringMap = field(default_factory=dict)
 
 
 @frozen_model
@@ -140,7 +139,7 @@ class RayJobSpec(FrozenModel):
 
     entrypoint: StrictStr = ""
     runtime_env_yaml: StrictStr | None = field(default=None, alias="runtimeEnvYAML")
-    metadata: StringMap = field(default_factory=empty_map)
+    metadata: StringMap = field(default_factory=dict)
     entrypoint_num_cpus: StrictFloat | None = None
     entrypoint_num_gpus: StrictFloat | None = None
     entrypoint_resources: StrictStr | None = None
@@ -150,7 +149,7 @@ class RayJobSpec(FrozenModel):
     shutdown_after_job_finishes: StrictBool = False
     ttl_seconds_after_finished: StrictInt = 0
     suspend: StrictBool = False
-    cluster_selector: StringMap = field(default_factory=empty_map)
+    cluster_selector: StringMap = field(default_factory=dict)
     job_id: StrictStr | None = None
     backoff_limit: StrictInt = 0
     active_deadline_seconds: StrictInt | None = None
@@ -207,7 +206,7 @@ class RayJob(FrozenModel):
         return self.metadata.namespace
 
 
-@dataclass(frozen=True, slots=True, weakref_slot=True)
+@dataclass(frozen=True)
 class RayJobInput:
     """A RayJob as the user wrote it, plus its typed view.
 
