@@ -3,7 +3,6 @@ pulumi_kubernetes' class for its kind."""
 
 from __future__ import annotations
 
-import functools
 import importlib
 import inspect
 import re
@@ -27,7 +26,6 @@ def _snake(key: str) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "_", key).lower()
 
 
-@functools.lru_cache(maxsize=256)
 def _typed_class(api_version: str, kind: str) -> tuple[type[Any], frozenset[str]] | None:
     """pulumi_kubernetes' class for a built-in kind, with its field names; None otherwise."""
     group, _, version = api_version.rpartition("/")

@@ -10,7 +10,6 @@ around it. An entrypoint bash cannot parse would still fail in every retry of th
 
 from __future__ import annotations
 
-import functools
 import re
 import shutil
 import subprocess
@@ -51,9 +50,10 @@ def single_quote(text: str) -> str:
 def bash_syntax_error(entrypoint: str) -> str | None:
     """bash's message if it cannot parse ``ray job submit -- <entrypoint>``, else None.
 
-    The entrypoint is trimmed as KubeRay trims it. Plain words skip bash; others run
-    ``bash -n`` once per distinct text. Without a ``bash`` on PATH the check is skipped (the
-    script's structure does not depend on it, only the pod's success does).
+    The entrypoint is trimmed as KubeRay trims it. Plain words skip bash (nothing in them
+    for bash to refuse); others run ``bash -n``, once per job. Without a ``bash`` on PATH
+    the check is skipped (the script's structure does not depend on it, only the pod's
+    success does).
     """
     text = go_trim_space(entrypoint)
     if _PLAIN.fullmatch(text):
@@ -61,7 +61,6 @@ def bash_syntax_error(entrypoint: str) -> str | None:
     return _bash_n(text)
 
 
-@functools.lru_cache(maxsize=4096)
 def _bash_n(text: str) -> str | None:
     bash = shutil.which("bash")
     if bash is None:

@@ -9,13 +9,11 @@ keys, as ``json.Marshal`` prints Go maps.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Mapping
 from typing import Any
 
 from raygang.kube.goquote import SubmitterError, go_json_dumps
 from raygang.kube.kubeyaml import ManifestError, ManifestLimitError, yaml_to_json_value
-from raygang.kube.tree import copy_tree
 
 __all__ = ["runtime_env_data", "runtime_env_json"]
 
@@ -23,19 +21,9 @@ __all__ = ["runtime_env_data", "runtime_env_json"]
 def runtime_env_data(runtime_env_yaml: str) -> Any:
     """Parse ``runtimeEnvYAML`` like sigs.k8s.io/yaml: first document, go-yaml typing.
 
-    Validation, the submission ID and the command each need it: parsed once per text, a
-    fresh copy for each caller.
-
     Raises:
         SubmitterError: invalid YAML, past a reader limit, or not a mapping.
     """
-    return copy_tree(_parse_runtime_env(runtime_env_yaml))
-
-
-# Each job's text is read in three passes over the whole stack (validation, submission ID,
-# command): a cache smaller than the stack's distinct texts misses every time.
-@functools.lru_cache(maxsize=4096)
-def _parse_runtime_env(runtime_env_yaml: str) -> Any:
     try:
         data = yaml_to_json_value(runtime_env_yaml, source="runtimeEnvYAML")
     except ManifestLimitError as exc:

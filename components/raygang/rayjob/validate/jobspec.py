@@ -10,7 +10,6 @@ parses it) is checked as :mod:`raygang.kuberay.submitter` would use it.
 
 from __future__ import annotations
 
-import functools
 import json
 import re
 from collections.abc import Mapping
@@ -30,9 +29,8 @@ SUPPORTED_MODES = ("K8sJobMode", "SidecarMode", "InteractiveMode")
 FLOAT32_MAX = 3.4028234663852886e38
 
 
-@functools.lru_cache(maxsize=4096)
 def _runtime_env_problem(text: str) -> str | None:
-    """Why KubeRay would refuse ``runtimeEnvYAML``; cached, since stacks often share one."""
+    """Why KubeRay would refuse ``runtimeEnvYAML``, as the submitter would read it."""
     try:
         goyaml.runtime_env_json(text)
     except goquote.SubmitterError as exc:
