@@ -112,66 +112,37 @@ class RayJobGang(pulumi.ComponentResource):
             created[resource.ref] = made
         self.resources = created
 
-        # Every output is known at plan time, so it is registered as a plain value and made
-        # an Output only when read: an Output per value and job cost about half of this
-        # layer's time over bare registration (benchmarks/pulumi_mocks.py).
+        # Every output is known at plan time.
         submitter = plan.resource("submitter")
-        values: dict[str, Any] = {
-            "podGroupName": plan.podgroup_name,
-            # What the PodGroup holds now: the lifecycle zeroes or shrinks it after the job.
-            "minMember": plan.declared_min_member,
-            "minResources": plan.declared_min_resources,
-            "rayClusterName": plan.name,
-            "submitterJobName": submitter.name if submitter else None,
-            "submissionId": plan.submission_id,
-            "dashboardUrl": plan.dashboard_url,
-            "gangSummary": plan.gang.summary(),
-        }
-        self._values = values
-        self._outputs: dict[str, pulumi.Output[Any]] = {}
-        self.register_outputs(values)
-
-    def _output(self, key: str) -> pulumi.Output[Any]:
-        if key not in self._outputs:
-            self._outputs[key] = pulumi.Output.from_input(self._values[key])
-        return self._outputs[key]
-
-    @property
-    def pod_group_name(self) -> pulumi.Output[str]:
-        """The PodGroup's name, ``ray-<job>-pg``."""
-        return self._output("podGroupName")
-
-    @property
-    def min_member(self) -> pulumi.Output[int]:
-        """The PodGroup's ``minMember`` now (the lifecycle zeroes it after the job)."""
-        return self._output("minMember")
-
-    @property
-    def min_resources(self) -> pulumi.Output[dict[str, str]]:
-        """The PodGroup's ``minResources`` now, canonical quantities."""
-        return self._output("minResources")
-
-    @property
-    def ray_cluster_name(self) -> pulumi.Output[str]:
-        """The RayCluster's name (the job's)."""
-        return self._output("rayClusterName")
-
-    @property
-    def submitter_job_name(self) -> pulumi.Output[str | None]:
-        """The submitter Job's name; None outside K8sJobMode."""
-        return self._output("submitterJobName")
-
-    @property
-    def submission_id(self) -> pulumi.Output[str]:
-        """The Ray job submission ID the submitter uses."""
-        return self._output("submissionId")
-
-    @property
-    def dashboard_url(self) -> pulumi.Output[str]:
-        """The head's dashboard URL inside the cluster."""
-        return self._output("dashboardUrl")
-
-    @property
-    def gang_summary(self) -> pulumi.Output[str]:
-        """One line: minMember and minResources, e.g. ``minMember 3, cpu 5500m, memory 10752Mi``."""
-        return self._output("gangSummary")
+        #: The PodGroup's name, ``ray-<job>-pg``.
+        self.pod_group_name: pulumi.Output[str] = pulumi.Output.from_input(plan.podgroup_name)
+        #: The PodGroup's ``minMember`` now (the lifecycle zeroes it after the job).
+        self.min_member: pulumi.Output[int] = pulumi.Output.from_input(plan.declared_min_member)
+        #: The PodGroup's ``minResources`` now, canonical quantities.
+        self.min_resources: pulumi.Output[dict[str, str]] = pulumi.Output.from_input(
+            plan.declared_min_resources
+        )
+        #: The RayCluster's name (the job's).
+        self.ray_cluster_name: pulumi.Output[str] = pulumi.Output.from_input(plan.name)
+        #: The submitter Job's name; None outside K8sJobMode.
+        self.submitter_job_name: pulumi.Output[str | None] = pulumi.Output.from_input(
+            submitter.name if submitter else None
+        )
+        #: The Ray job submission ID the submitter uses.
+        self.submission_id: pulumi.Output[str] = pulumi.Output.from_input(plan.submission_id)
+        #: The head's dashboard URL inside the cluster.
+        self.dashboard_url: pulumi.Output[str] = pulumi.Output.from_input(plan.dashboard_url)
+        #: One line: minMember and minResources, e.g. ``minMember 3, cpu 5500m, memory 10752Mi``.
+        self.gang_summary: pulumi.Output[str] = pulumi.Output.from_input(plan.gang.summary())
+        self.register_outputs(
+            {
+                "podGroupName": self.pod_group_name,
+                "minMember": self.min_member,
+                "minResources": self.min_resources,
+                "rayClusterName": self.ray_cluster_name,
+                "submitterJobName": self.submitter_job_name,
+                "submissionId": self.submission_id,
+                "dashboardUrl": self.dashboard_url,
+                "gangSummary": self.gang_summary,
+            }
+        )
