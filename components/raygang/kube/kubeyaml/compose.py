@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Final
 
 import yaml
 import yaml.events as ev
@@ -37,9 +36,6 @@ from raygang.kube.kubeyaml.state import Stream
 __all__ = [
     "Composer",
 ]
-
-
-_MISSING: Final = object()
 
 
 class Composer:
@@ -176,16 +172,11 @@ class Composer:
             # PyYAML's pure parser does not).
             if event.style == '"' and SURROGATE.search(text):
                 check_text(text, st, line, self._path())
-            cache_key = (tag, implicit, text)
-            go = st.resolved.get(cache_key, _MISSING)
-            if go is _MISSING:
-                try:
-                    go = (scalar3 if st.v3 else scalar)(tag, implicit, text, st.binary_errors)
-                except ValueError as exc:
-                    raise self._err(str(exc), "a value of the tag's type", line) from None
-                if len(text) <= 64 and len(st.resolved) < 10_000:
-                    st.resolved[cache_key] = go
-            node.go = go  # type: ignore[assignment]
+            try:
+                go = (scalar3 if st.v3 else scalar)(tag, implicit, text, st.binary_errors)
+            except ValueError as exc:
+                raise self._err(str(exc), "a value of the tag's type", line) from None
+            node.go = go
             if event.anchor is not None:
                 self._anchor(event.anchor, node)
             return self._place(node)

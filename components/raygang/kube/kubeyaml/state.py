@@ -51,8 +51,6 @@ class Stream:
         self.v3 = False
         self.nodes = 0
         self.docs: list[Document] = []
-        # go-yaml's reading of short scalars, which repeat (resolution is context-free).
-        self.resolved: dict[tuple[str, bool, str], object] = {}
 
     def error(
         self, problem: str, accepted: str, *, line: int | None = None, path: str | None = None
