@@ -15,7 +15,6 @@ import math
 import os
 import re
 import subprocess
-import time
 import tracemalloc
 from pathlib import Path
 
@@ -299,18 +298,17 @@ DEFAULT = Limits()
 
 
 def refused(
-    data: bytes | str, limits: Limits = DEFAULT, seconds: float = 3.0, megabytes: float = 200
+    data: bytes | str, limits: Limits = DEFAULT, megabytes: float = 200
 ) -> ManifestLimitError:
+    # Bounded work shows as a bounded peak of memory (deterministic) and the limit's own error;
+    # a wall-clock bound would only measure how busy the machine is.
     tracemalloc.start()
-    start = time.perf_counter()
     try:
         with pytest.raises(ManifestLimitError) as caught:
             load_documents(data, source="hostile.yaml", limits=limits)
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
-    elapsed = time.perf_counter() - start
-    assert elapsed < seconds, f"took {elapsed:.2f} s"
     assert peak < megabytes * 2**20, f"peak {peak / 2**20:.0f} MiB"
     error = caught.value
     assert error.source == "hostile.yaml" and error.limit is not None

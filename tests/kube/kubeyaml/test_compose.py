@@ -71,7 +71,7 @@ def test_laughs_inside_a_string_are_just_text(yamlref: Path) -> None:
 
 
 def test_three_million_items() -> None:
-    refused("- 1\n" * 3_000_000, seconds=8.0)
+    refused("- 1\n" * 3_000_000)
 
 
 def test_deep_flow_nesting() -> None:

@@ -6,7 +6,7 @@ from tests.kube.kubeyaml.conftest import refused
 
 
 def test_many_items_json() -> None:
-    refused('{"a": [' + "1," * 3_000_000 + "1]}", seconds=8.0)
+    refused('{"a": [' + "1," * 3_000_000 + "1]}")
 
 
 def test_deep_json_nesting() -> None:
