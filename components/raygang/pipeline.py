@@ -26,7 +26,7 @@ from raygang.lifecycle.facts.gather import gather_facts
 from raygang.loader import Documents
 from raygang.plan import StackPlan, plan_stack
 from raygang.settings import StackSettings
-from raygang.volcano.preflight import NodeShape, Session, preflight_job
+from raygang.volcano.preflight import NodeShape, StackView, preflight_job, stack_view
 from raygang.volcano.queue import QueueDecl
 from raygang.volcano.result import Check, PreflightResult, parse_node_shapes
 
@@ -74,12 +74,13 @@ def finish_job(
     now: datetime,
     others: Sequence[JobPlan] = (),
     node_shapes: Sequence[NodeShape] = (),
-    session: Session | None = None,
+    stack: StackView | None = None,
 ) -> JobPlan:
     """Apply the lifecycle decision and the preflight to one planned job.
 
-    ``session`` is the planning pass's :class:`~raygang.volcano.session.Session` (the
-    snapshot read once for every job of the pass); None judges the job alone.
+    ``stack`` is what every job of the planning pass sees alike
+    (:func:`~raygang.volcano.stack.stack_view`: the snapshot read once per pass); None
+    judges the job alone.
 
     Raises:
         SpecError: the facts make the job's declared change impossible (a queue change
@@ -110,7 +111,7 @@ def finish_job(
             snapshot=snapshot,
             others=others,
             node_shapes=node_shapes,
-            session=session,
+            stack=stack,
         )
     return dataclasses.replace(decided, preflight=result)
 
@@ -169,11 +170,7 @@ def plan_everything(
     Raises:
         SpecError: every problem found, in every job.
     """
-    session = Session()  # one per pass: what every job of it reads once, dropped with it
-    try:
-        return _plan_everything(docs, settings, base, snapshot, now, session)
-    finally:
-        session.close()
+    return _plan_everything(docs, settings, base, snapshot, now)
 
 
 def _plan_everything(
@@ -182,7 +179,6 @@ def _plan_everything(
     base: Path,
     snapshot: ClusterSnapshot | None,
     now: datetime | None,
-    session: Session,
 ) -> StackPlan:
     stack = plan_stack(docs.jobs, docs.queues, settings, docs.ignored, docs.companions)
     if snapshot is None:
@@ -190,6 +186,8 @@ def _plan_everything(
     clock = now or resolve_now(settings.now)
     shapes = parse_node_shapes(settings.node_shapes) if settings.node_shapes else ()
     declared = {q.name: q for q in stack.queues}
+    # Read once per pass: the snapshot with the stack's queues, the stack's jobs by queue.
+    view = stack_view(snapshot, declared, stack.jobs)
     finished: list[JobPlan] = []
     problems: list[Problem] = []
     for job in stack.jobs:
@@ -200,11 +198,10 @@ def _plan_everything(
                     queues=declared,
                     snapshot=snapshot,
                     now=clock,
-                    # The whole stack, the same tuple for every job: preflight leaves the
-                    # job itself out and indexes the stack once.
+                    # The whole stack: preflight leaves the job itself out.
                     others=stack.jobs,
                     node_shapes=shapes,
-                    session=session,
+                    stack=view,
                 )
             )
         except SpecError as exc:

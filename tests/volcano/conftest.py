@@ -20,11 +20,11 @@ from raygang.plan import plan_job
 from raygang.rayjob.spec import parse_rayjob
 from raygang.volcano.actions.enqueue import Admitted, admitted_before, vote
 from raygang.volcano.api import Node, Placement, Task
+from raygang.volcano.cache import Cluster, parse_snapshot, read_cluster
 from raygang.volcano.plugins.overcommit import DEFAULT_OVERCOMMIT_FACTOR
 from raygang.volcano.preflight import preflight_job
 from raygang.volcano.queue import QueueDecl, parse_queue
 from raygang.volcano.result import Check, PreflightResult
-from raygang.volcano.session import Cluster, Session, read_cluster
 
 from tests.builders import container, rayjob, worker
 
@@ -388,5 +388,5 @@ class Voter:
 
 def session(objects: Sequence[dict[str, Any]], queues: Sequence[QueueDecl] = ()) -> Voter:
     """The model of one scheduler session, to ask for enqueue votes of arbitrary PodGroups."""
-    plan = plan_of(job(), queues)
-    return Voter(read_cluster(Session(), cluster(*objects), plan, {q.name: q for q in queues}))
+    parsed = parse_snapshot(cluster(*objects))
+    return Voter(read_cluster(parsed, {q.name: q for q in queues}))

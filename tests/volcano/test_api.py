@@ -163,30 +163,3 @@ class TestPlacement:
         )
         spec["affinity"] = {"podAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": []}}
         assert Placement.from_spec(spec).unmodelled[0] == "inter-pod affinity"
-
-    def test_key_is_stable_and_tells_placements_apart(self) -> None:
-        def key(**fields: Any) -> str:
-            return Placement.from_spec(self.spec(**fields)).key
-
-        exists = [{"key": "gpu", "operator": "Exists"}]
-        assert key(tolerations=exists) == key(tolerations=exists)
-        assert (
-            key(tolerations=exists)
-            == Placement(tolerations=(Toleration(key="gpu", operator="Exists"),)).key
-        )
-        keys = {
-            key(),
-            key(tolerations=exists),
-            key(tolerations=[{"key": "gpu", "operator": "Equal"}]),
-            key(tolerations=[{"key": "gpu"}]),
-            key(nodeSelector={"zone": "a"}),
-            key(affinity=self.required()),
-            key(affinity=self.required(self.GPU_TERM)),
-            key(affinity=self.required({})),
-        }
-        assert len(keys) == 8
-        # A node selector's labels in another order are the same placement.
-        assert key(nodeSelector={"zone": "a", "pool": "gpu"}) == key(
-            nodeSelector={"pool": "gpu", "zone": "a"}
-        )
-        assert key(nodeSelector={"zone": "a", "pool": "gpu"}) != key(nodeSelector={"zone": "a"})

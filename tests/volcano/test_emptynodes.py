@@ -1,13 +1,14 @@
-"""Empty nodes (``volcano/emptynodes.py``): the resource check once per size, as node by node."""
+"""Empty nodes (``volcano/emptynodes.py``): "fits no node, even empty" and what they hold."""
 
 from __future__ import annotations
 
 from hypothesis import given
 from hypothesis import strategies as st
-from raygang.volcano.emptynodes import EmptyNodes
+from raygang.volcano.api import Node, Placement, Task
+from raygang.volcano.emptynodes import empty_fit, empty_reasons
 from raygang.volcano.plugins.predicates import fit_failure
 
-from tests.volcano.conftest import ENGINE, kinds, nodes
+from tests.volcano.conftest import ENGINE, GI, GPU_TAINT, TOLERATE_GPU, kinds, nodes
 
 
 class TestEmptyNodes:
@@ -15,9 +16,7 @@ class TestEmptyNodes:
     @given(data=st.data())
     def test_empty_nodes_as_a_node_by_node_check(self, data: st.DataObject) -> None:
         empty = [n.empty() for n in data.draw(nodes())]
-        # Remembering one answer: what was forgotten is found again alike.
-        fits = EmptyNodes(empty, kept=data.draw(st.sampled_from([1, 1024])))
-        for task in data.draw(kinds()) * 2:
+        for task in data.draw(kinds()):
             naive = {
                 n.name: r for n in empty if (r := fit_failure(task, n, n.allocatable)) is not None
             }
@@ -26,5 +25,28 @@ class TestEmptyNodes:
                 for n in empty
                 if n.name not in naive
             )
-            assert fits.reasons(task) == naive
-            assert fits.fit(task) == (len(naive) < len(empty), 0 if task.best_effort else holds)
+            assert empty_reasons(task, empty) == naive
+            assert empty_fit(task, empty) == (
+                len(naive) < len(empty),
+                0 if task.best_effort else holds,
+            )
+
+    def test_worked_numbers(self) -> None:
+        """Two 8-cpu nodes, one tainted for GPUs: a 3-cpu pod fits two on the untainted one,
+        four when it tolerates the taint; a 9-cpu pod fits neither."""
+        room = {"cpu": 8000, "memory": 32 * GI, "pods": 110}
+        empty = [
+            Node("a", dict(room), dict(room), {}, {}, (), False),
+            Node("b", dict(room), dict(room), {}, {}, (GPU_TAINT,), False),
+        ]
+        three = {"cpu": 3000, "memory": GI, "pods": 1}
+        plain = Task("w", "w", "w-*", three, Placement())
+        tolerant = Task("w", "w", "w-*", three, TOLERATE_GPU)
+        assert empty_fit(plain, empty) == (True, 2)
+        assert empty_fit(tolerant, empty) == (True, 4)
+        assert empty_reasons(plain, empty) == {
+            "b": "node(s) had untolerated taint {nvidia.com/gpu: present}"
+        }
+        huge = Task("w", "w", "w-*", {"cpu": 9000, "pods": 1}, TOLERATE_GPU)
+        assert empty_fit(huge, empty) == (False, 0)
+        assert empty_reasons(huge, empty) == {"a": "Insufficient cpu", "b": "Insufficient cpu"}

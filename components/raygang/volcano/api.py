@@ -8,13 +8,10 @@ integers, and fractions only where Volcano multiplies.
 
 from __future__ import annotations
 
-import itertools
 import math
-import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
-from functools import cached_property
 from typing import Any
 
 from raygang.kube.core import NodeSelectorTerm, PodSpec, Toleration
@@ -124,21 +121,13 @@ def short_on_node(request: Mapping[str, Num], free: Mapping[str, Num]) -> list[s
 def fits_in(request: Mapping[str, Num], free: Mapping[str, Num]) -> bool:
     """``LessEqual(Zero)`` with Volcano's 0.1 tolerance: ``not short_on_node(...)``.
 
-    The hottest test of a simulation, so it stops at the first short resource and
-    compares integers (what ``unit_of`` yields) without the tolerance, which cannot change
-    an integer comparison.
+    cpu and memory are always compared (a node already over its allocatable takes nothing
+    asking none of them), then every name of the request.
     """
     for name in ("cpu", "memory"):
         if name not in request and not le(ZERO, free.get(name, ZERO)):
-            return False  # a node already over its allocatable
-    for name, value in request.items():
-        have = free.get(name, ZERO)
-        if type(value) is int and type(have) is int:
-            if value > have:
-                return False
-        elif not le(value, have):
             return False
-    return True
+    return all(le(value, free.get(name, ZERO)) for name, value in request.items())
 
 
 def insufficient(
@@ -273,18 +262,6 @@ class Placement:
         """
         return cls.of(PodSpec.model_validate(spec)) if spec else cls()
 
-    @cached_property
-    def key(self) -> str:
-        """What the static predicates read, as one comparable value.
-
-        The models' ``repr`` names every field in declaration order, so it is exact and
-        stable; the node selector's labels are sorted, as their order means nothing.
-        Interned: every pod of a stack has one, most alike, and the rankings keep up to a
-        thousand keys that hold it.
-        """
-        selector = tuple(sorted(self.node_selector.items()))
-        return sys.intern(repr((self.tolerations, selector, self.required_terms)))
-
 
 @dataclass(frozen=True)
 class Task:
@@ -304,33 +281,18 @@ class Task:
     request: Res
     placement: Placement
 
-    @cached_property
+    @property
     def best_effort(self) -> bool:
         """Volcano's ``IsEmpty`` ignores ``pods``: such a pod is left to backfill."""
         return all(v < EPSILON for n, v in self.request.items() if n != "pods")
 
-    @cached_property
-    def shape(self) -> tuple[Any, ...]:
-        """What a node's rank for this pod depends on: its request and its placement."""
-        return (tuple(sorted(self.request.items())), self.placement.key)
-
-
-# Node state stamps: unique across the process, so two nodes with the same ``version``
-# are copies of one state and share every fit and score computed for it.
-STAMPS = itertools.count(1)
-
-
-def stamp() -> int:
-    return next(STAMPS)
-
 
 @dataclass
 class Node:
-    """A node during a simulation.
+    """A node during a simulation (Volcano's ``NodeInfo``).
 
-    ``idle`` and ``pipelined`` change as pods land; every change takes a new ``version``
-    (a process-wide stamp, kept by copies), so fit and score results computed for one
-    state stay valid for every node that still has that version.
+    ``idle`` and ``pipelined`` change as pods land. Simulations never change a node they
+    were given: they place on a copy (:meth:`copy`) that replaces it in their own list.
     """
 
     name: str
@@ -341,26 +303,15 @@ class Node:
     taints: tuple[Mapping[str, Any], ...]
     unschedulable: bool
     pipelined: Res = field(default_factory=dict)
-    version: int = field(default_factory=stamp)
-    # The predicates' stable answers per kind of placement (labels, taints and the cordon
-    # do not change during a simulation): copies share it, ``empty()`` starts a new one.
-    static: dict[str, str | None] = field(default_factory=dict, compare=False, repr=False)
-    # (version, empty_score) once computed for that version.
-    scored: tuple[int, int | None] | None = field(default=None, compare=False, repr=False)
-
-    @cached_property
-    def size(self) -> tuple[tuple[str, Num], ...]:
-        """``allocatable`` as a comparable value."""
-        return tuple(sorted(self.allocatable.items()))
 
     def copy(self) -> Node:
-        # dataclasses.replace re-runs __init__ with every field: a tenth of a simulation.
-        new = object.__new__(Node)
-        new.__dict__.update(self.__dict__)
-        new.idle = dict(self.idle)
-        new.releasing = dict(self.releasing)
-        new.pipelined = dict(self.pipelined)
-        return new
+        """The node with its own ``idle``, ``releasing`` and ``pipelined``, to place on."""
+        return replace(
+            self,
+            idle=dict(self.idle),
+            releasing=dict(self.releasing),
+            pipelined=dict(self.pipelined),
+        )
 
     def future_idle(self) -> Res:
         """Volcano's ``FutureIdle``: idle, plus what terminating pods release, minus pipelined."""
@@ -374,7 +325,6 @@ class Node:
         direction = 1 if pipeline else -1
         for name, value in request.items():
             target[name] = target.get(name, 0) + direction * value
-        self.version = stamp()
 
     def empty(self) -> Node:
         """The node with nothing on it and without transient conditions.
@@ -392,8 +342,6 @@ class Node:
             pipelined={},
             taints=taints,
             unschedulable=False,
-            version=stamp(),
-            static={},
         )
 
 

@@ -8,9 +8,8 @@ phase and minResources, Queues with their state, weight, capability and guarante
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
-from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -28,11 +27,7 @@ from raygang.volcano.api import (
     sub,
     to_res,
 )
-from raygang.volcano.emptynodes import EmptyNodes
-from raygang.volcano.ranking import Ranking
-
-if TYPE_CHECKING:
-    from raygang.volcano.actions.others import Before
+from raygang.volcano.queue import QueueDecl
 
 TERMINAL_PHASES = frozenset({"Succeeded", "Failed"})
 
@@ -81,9 +76,9 @@ class SnapPod:
         )
 
 
-@dataclass
+@dataclass(frozen=True)
 class SnapGroup:
-    """A PodGroup of another job."""
+    """A PodGroup of another job, with its pods and the figures Volcano reads from them."""
 
     namespace: str
     name: str
@@ -92,38 +87,52 @@ class SnapGroup:
     min_member: int
     min_raw: Mapping[str, Quantity] | None
     created: str
-    obj: Mapping[str, Any] | None = None
-    # Attached while the snapshot is read, never changed after: the figures below are
-    # computed once.
-    pods: list[SnapPod] = field(default_factory=list)
+    obj: Mapping[str, Any] | None
+    pods: tuple[SnapPod, ...]
+    min_res: Res
+    # What its allocated pods (bound or Running, not deleting) request, and how many.
+    allocated: Res
+    allocated_tasks: int
+    # Allocated or Succeeded pods: what gang counts as ready.
+    ready_tasks: int
+    # The pods Volcano would place, in its task order (creation time, then name).
+    pending_pods: tuple[SnapPod, ...]
+    live_pods: int  # pods neither Succeeded nor Failed
+
+    @classmethod
+    def of(
+        cls,
+        obj: Mapping[str, Any],
+        pods: Sequence[SnapPod],
+    ) -> SnapGroup:
+        """A PodGroup object of the snapshot with the pods that name it."""
+        meta, spec, status = meta_of(obj), spec_of(obj), status_of(obj)
+        min_raw = spec.get("minResources")
+        parsed_min = quantities_of(min_raw) if isinstance(min_raw, Mapping) else None
+        allocated = [p for p in pods if p.allocated]
+        return cls(
+            namespace=str(meta.get("namespace") or "default"),
+            name=str(meta.get("name")),
+            queue=str(spec.get("queue") or "default"),
+            phase=str(status.get("phase") or "Pending"),
+            min_member=int(spec.get("minMember") or 0),
+            min_raw=parsed_min,
+            created=str(meta.get("creationTimestamp") or ""),
+            obj=obj,
+            pods=tuple(pods),
+            min_res=to_res(parsed_min) if parsed_min is not None else {},
+            allocated=add_res(*(p.request for p in allocated)),
+            allocated_tasks=len(allocated),
+            ready_tasks=sum(1 for p in pods if p.allocated or p.phase == "Succeeded"),
+            pending_pods=tuple(
+                sorted((p for p in pods if p.pending), key=lambda p: (p.created, p.name))
+            ),
+            live_pods=sum(1 for p in pods if not p.terminal),
+        )
 
     @property
     def key(self) -> str:
         return f"{self.namespace}/{self.name}"
-
-    @cached_property
-    def min_res(self) -> Res:
-        return to_res(self.min_raw) if self.min_raw is not None else {}
-
-    @cached_property
-    def allocated(self) -> Res:
-        return add_res(*(p.request for p in self.pods if p.allocated))
-
-    @cached_property
-    def allocated_tasks(self) -> int:
-        return sum(1 for p in self.pods if p.allocated)
-
-    @cached_property
-    def ready_tasks(self) -> int:
-        return sum(1 for p in self.pods if p.allocated or p.phase == "Succeeded")
-
-    @cached_property
-    def pending_pods(self) -> list[SnapPod]:
-        return sorted((p for p in self.pods if p.pending), key=lambda p: (p.created, p.name))
-
-    @cached_property
-    def live_pods(self) -> int:
-        return sum(1 for p in self.pods if not p.terminal)
 
     @property
     def inqueue(self) -> bool:
@@ -232,6 +241,7 @@ class ParsedNode:
 class ParsedSnapshot:
     """Everything of a snapshot that does not depend on the job judged."""
 
+    source: str
     # (namespace, PodGroup annotation, the pod or None when unreadable, "ns/name")
     pods: tuple[tuple[str, str | None, SnapPod | None, str], ...]
     nodes: tuple[ParsedNode, ...]
@@ -289,22 +299,16 @@ def parse_snapshot(snapshot: ClusterSnapshot) -> ParsedSnapshot:
             )
         )
 
+    by_group: dict[tuple[str, str], list[SnapPod]] = {}
+    for _, _, snap_pod, _ in pods:
+        if snap_pod is not None and snap_pod.group is not None:
+            by_group.setdefault((snap_pod.namespace, snap_pod.group), []).append(snap_pod)
     groups: list[SnapGroup] = []
     for obj in snapshot.of_kind("PodGroup"):
-        meta, spec, status = meta_of(obj), spec_of(obj), status_of(obj)
-        min_raw = spec.get("minResources")
-        group = SnapGroup(
-            obj=obj,
-            namespace=str(meta.get("namespace") or "default"),
-            name=str(meta.get("name")),
-            queue=str(spec.get("queue") or "default"),
-            phase=str(status.get("phase") or "Pending"),
-            min_member=int(spec.get("minMember") or 0),
-            min_raw=quantities_of(min_raw) if isinstance(min_raw, Mapping) else None,
-            created=str(meta.get("creationTimestamp") or ""),
-        )
-        groups.append(group)
-        owners.add((group.namespace, group.name))
+        meta = meta_of(obj)
+        key = (str(meta.get("namespace") or "default"), str(meta.get("name")))
+        groups.append(SnapGroup.of(obj, by_group.get(key, [])))
+        owners.add(key)
 
     queues: dict[str, QueueView] = {}
     for obj in snapshot.of_kind("Queue"):
@@ -324,14 +328,9 @@ def parse_snapshot(snapshot: ClusterSnapshot) -> ParsedSnapshot:
             priority=queue_priority(spec.get("priority")),
             created=str(meta.get("creationTimestamp") or ""),
         )
-    by_key = {(g.namespace, g.name): g for g in groups}
-    for _, _, snap_pod, _ in pods:
-        if snap_pod is not None and snap_pod.group is not None:
-            owner = by_key.get((snap_pod.namespace, snap_pod.group))
-            if owner is not None:
-                owner.pods.append(snap_pod)
     groups.sort(key=lambda g: (g.created, g.namespace, g.name))
     return ParsedSnapshot(
+        source=snapshot.source,
         pods=tuple(pods),
         nodes=tuple(nodes),
         groups=tuple(groups),
@@ -363,46 +362,6 @@ def node_state(node: ParsedNode, pods: Sequence[SnapPod]) -> Node:
     )
 
 
-@dataclass
-class Shared:
-    """A snapshot with the stack's declared queues: what every job of the stack sees.
-
-    Built once per planning pass. Jobs whose own PodGroup or pods are in the snapshot
-    see it minus those (:func:`read_cluster`); the others share it whole, with the
-    gangs placed before theirs (``bases``) and the per-shape fit results (``fits``).
-
-    Attributes:
-        nodes: by name, each bound pod's request taken off ``idle``.
-        by_node: the readable bound pods per node name.
-        ranking: the nodes' ranks per kind of pod (every simulation starts from copies).
-    """
-
-    source: str
-    parsed: ParsedSnapshot
-    nodes: list[Node]
-    by_node: dict[str, list[SnapPod]]
-    pods: list[SnapPod]
-    groups: list[SnapGroup]
-    queues: dict[str, QueueView]
-    unreadable: list[tuple[str, str | None, str]]
-    ranking: Ranking
-    # The session up to a job's turn, per admitted set, queue and request (Evaluation.before).
-    bases: dict[tuple[object, ...], Before] = field(default_factory=dict)
-
-    @cached_property
-    def total(self) -> Res:
-        return add_res(*(n.allocatable for n in self.nodes))
-
-    @cached_property
-    def used(self) -> Res:
-        return used_by(self.pods)
-
-    @cached_property
-    def empty(self) -> EmptyNodes:
-        """The nodes with nothing on them (the "fits no node, even empty" check)."""
-        return EmptyNodes([n.empty() for n in self.nodes])
-
-
 def used_by(pods: Iterable[SnapPod]) -> Res:
     """What bound pods hold, summed over the cluster."""
     return add_res(*(p.request for p in pods if p.node is not None and not p.terminal))
@@ -414,3 +373,109 @@ def queue_priority(raw: object) -> int:
 
 def queue_weight(raw: object) -> int:
     return raw if isinstance(raw, int) and not isinstance(raw, bool) and raw > 0 else 1
+
+
+@dataclass(frozen=True)
+class Cluster:
+    """What the scheduler's cache holds once the stack is applied, minus one job's objects.
+
+    The snapshot's nodes (in name order, each bound pod's request taken off ``idle``),
+    pods, PodGroups (oldest first) and queues, the stack's declared queues replacing the
+    observed ones of the same name. A job's own PodGroup and pods (from an earlier ``up``)
+    are left out, so its gang is judged as if created anew. Nothing here is changed by a
+    preflight: simulations place pods on copies of ``nodes``.
+    """
+
+    source: str
+    parsed: ParsedSnapshot
+    nodes: list[Node]
+    groups: list[SnapGroup]
+    pods: list[SnapPod]
+    queues: dict[str, QueueView]
+    own_group: Mapping[str, Any] | None
+    unreadable_pods: list[str]
+    total: Res
+    used: Res
+
+    def queue_view(self, name: str) -> QueueView | None:
+        """A queue of the session, ``default`` included (the scheduler always creates it)."""
+        view = self.queues.get(name)
+        return DEFAULT_QUEUE if view is None and name == "default" else view
+
+    @property
+    def has_nodes(self) -> bool:
+        return bool(self.nodes)
+
+    @property
+    def has_queues(self) -> bool:
+        return self.parsed.has_queues
+
+    def empty_nodes(self) -> list[Node]:
+        """The nodes with nothing on them (the "fits no node, even empty" check)."""
+        return [n.empty() for n in self.nodes]
+
+
+def read_cluster(
+    parsed: ParsedSnapshot,
+    declared: Mapping[str, QueueDecl],
+    own: tuple[str, str] | None = None,
+) -> Cluster:
+    """The snapshot as the scheduler's cache reads it, with the stack's declared queues, less
+    the PodGroup ``own`` (namespace, name) and its pods.
+
+    Declared queues replace observed ones of the same name (the stack applies its spec);
+    their state stays the observed one.
+    """
+
+    def mine(namespace: str, group: str | None) -> bool:
+        return own is not None and (namespace, group) == own
+
+    pods = [p for _, _, p, _ in parsed.pods if p is not None and not mine(p.namespace, p.group)]
+    by_node: dict[str, list[SnapPod]] = {}
+    for pod in pods:
+        if pod.node is not None:
+            by_node.setdefault(pod.node, []).append(pod)
+    nodes = sorted(
+        (node_state(node, by_node.get(node.name, [])) for node in parsed.nodes),
+        key=lambda n: n.name,
+    )
+    queues: dict[str, QueueView] = dict(parsed.queues)
+    for name, decl in declared.items():
+        queues[name] = declared_view(decl, queues.get(name))
+    groups = [g for g in parsed.groups if not mine(g.namespace, g.name)]
+    return Cluster(
+        source=parsed.source,
+        parsed=parsed,
+        nodes=nodes,
+        groups=groups,
+        pods=pods,
+        queues=queues,
+        own_group=next(
+            (g.obj for g in parsed.groups if mine(g.namespace, g.name)),
+            None,
+        ),
+        unreadable_pods=[
+            label for ns, group, p, label in parsed.pods if p is None and not mine(ns, group)
+        ],
+        total=add_res(*(n.allocatable for n in nodes)),
+        used=used_by(pods),
+    )
+
+
+def declared_view(decl: QueueDecl, seen: QueueView | None) -> QueueView:
+    """A queue the stack declares, as the scheduler sees it once the stack is applied."""
+    spec = decl.raw.get("spec") if isinstance(decl.raw.get("spec"), Mapping) else {}
+    return QueueView(
+        name=decl.name,
+        # The stack applies the spec; the state stays what the cluster says. A queue the
+        # controller has not reported on yet (no state) is opened by it, and the stack's
+        # Queue waits for Open, as for a queue it creates.
+        state=seen.state if seen is not None and seen.state else None,
+        capability_raw=dict(decl.capability),
+        guarantee=to_res(decl.guarantee),
+        weight=queue_weight(spec.get("weight") if isinstance(spec, Mapping) else None),
+        declared=True,
+        observed=seen is not None,
+        priority=queue_priority(spec.get("priority") if isinstance(spec, Mapping) else None),
+        created=seen.created if seen is not None else "~",
+    )

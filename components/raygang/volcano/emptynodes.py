@@ -8,70 +8,29 @@ even empty" answer and the capacity bound of :mod:`raygang.volcano.checks.fit`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Mapping, Sequence
 
 from raygang.volcano.api import Node, Num, Task, fits_in, get, short_on_node
-from raygang.volcano.plugins.predicates import static_failure
+from raygang.volcano.plugins.predicates import fit_failure, static_failure
 
-__all__ = ["EmptyNodes", "size_fit"]
+__all__ = ["empty_fit", "empty_reasons", "size_fit"]
 
 
-class EmptyNodes:
-    """Nodes with nothing on them, for "fits no node, even when empty".
+def empty_fit(task: Task, empty: Sequence[Node]) -> tuple[bool, int]:
+    """Whether some of the ``empty`` nodes takes ``task``, and how many such pods they hold."""
+    fits, holds = False, 0
+    for node in empty:
+        short, per_node = size_fit(task, node.allocatable)
+        if short is None and static_failure(task, node) is None:
+            fits = True
+            holds += per_node
+    return fits, holds
 
-    Nodes of one size give one answer to the resource check and one count, so both are
-    computed once per size (a cluster has a few) and the labels and taints are counted
-    once per placement and size. The answers for the last ``kept`` kinds of pods are
-    remembered (a job asks about each of its kinds several times).
-    """
 
-    def __init__(self, nodes: list[Node], kept: int = 1024) -> None:
-        self.nodes = nodes
-        self.sizes: dict[tuple[tuple[str, Num], ...], list[Node]] = {}
-        for node in nodes:
-            self.sizes.setdefault(node.size, []).append(node)
-        self._allowed: dict[tuple[str, tuple[tuple[str, Num], ...]], int] = {}
-        self.kept = kept
-        self._fits: dict[tuple[Any, ...], tuple[bool, int]] = {}
-
-    def fit(self, task: Task) -> tuple[bool, int]:
-        """Whether some empty node takes ``task``, and how many such pods they hold."""
-        known = self._fits.get(task.shape)
-        if known is not None:
-            return known
-        fits, holds = False, 0
-        for size, group in self.sizes.items():
-            short, per_node = size_fit(task, group[0].allocatable)
-            if short is not None:
-                continue
-            key = (task.placement.key, size)
-            allowed = self._allowed.get(key)
-            if allowed is None:
-                allowed = self._allowed[key] = sum(
-                    1 for n in group if static_failure(task, n) is None
-                )
-            if allowed:
-                fits = True
-                holds += per_node * allowed
-        self._fits[task.shape] = (fits, holds)
-        if len(self._fits) > self.kept:
-            del self._fits[next(iter(self._fits))]
-        return fits, holds
-
-    def reasons(self, task: Task) -> dict[str, str]:
-        """Why each empty node refuses ``task`` (every node, when it fits none).
-
-        ``fit_failure`` on each empty node: the resource check once per size.
-        """
-        shorts = {
-            size: size_fit(task, group[0].allocatable)[0] for size, group in self.sizes.items()
-        }
-        return {
-            n.name: r
-            for n in self.nodes
-            if (r := shorts[n.size] or static_failure(task, n)) is not None
-        }
+def empty_reasons(task: Task, empty: Sequence[Node]) -> dict[str, str]:
+    """Why each of the ``empty`` nodes refuses ``task``: ``fit_failure`` against its
+    allocatable."""
+    return {n.name: r for n in empty if (r := fit_failure(task, n, n.allocatable)) is not None}
 
 
 def size_fit(task: Task, allocatable: Mapping[str, Num]) -> tuple[str | None, int]:

@@ -11,27 +11,26 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Literal
 
-from raygang.kube.snapshot import ClusterSnapshot
 from raygang.kuberay.gang import GangShare
 from raygang.kuberay.jobplan import JobPlan
-from raygang.volcano.actions.allocate import GangOutcome, is_roomy, place_gang
+from raygang.volcano.actions.allocate import GangOutcome, place_gang
 from raygang.volcano.actions.enqueue import Admitted, reserved_by
 from raygang.volcano.actions.others import Before, Own, place_others
 from raygang.volcano.api import Node, Res, Task, to_res
-from raygang.volcano.cache import DEFAULT_QUEUE, QueueView
+from raygang.volcano.cache import DEFAULT_QUEUE, QueueView, declared_view
 from raygang.volcano.jobpods import job_pods
 from raygang.volcano.plugins.overcommit import effective_factor, overcommit_short
 from raygang.volcano.plugins.proportion import (
+    QueueGate,
     Shares,
     deserved_shares,
     proportion_short,
     real_capability,
 )
 from raygang.volcano.queue import QueueDecl
-from raygang.volcano.ranking import QueueGate, Ranking
 from raygang.volcano.result import ADVISORY_CHECKS, Check, CheckStatus, NodeShape
-from raygang.volcano.session import BASES_KEPT, Session, declared_view, read_cluster
 from raygang.volcano.siblings import siblings_of
+from raygang.volcano.stack import StackView, cluster_for
 
 # Where in Volcano's pipeline a reason arises: the admission webhook, the enqueue vote,
 # the allocate action, or after the gang is placed (pods beyond minMember, the submitter).
@@ -69,30 +68,22 @@ class Evaluation:
         self,
         plan: JobPlan,
         queues: Mapping[str, QueueDecl],
-        snapshot: ClusterSnapshot | None,
-        others: Sequence[JobPlan],
         shapes: Sequence[NodeShape],
         factor: Fraction,
-        session: Session,
+        stack: StackView,
     ) -> None:
         self.plan = plan
         self.declared = queues
-        self.snapshot = snapshot
-        self.session = session
         self.factor = effective_factor(factor)
         self.qname = plan.queue or "default"
         self.minimum = to_res(plan.gang.min_resources)
-        self.siblings, self.siblings_minimum = siblings_of(
-            session.queue_jobs(others), plan, self.qname
-        )
+        self.siblings, self.siblings_minimum = siblings_of(stack.queue_jobs, plan, self.qname)
         self.shapes = list(shapes)
         self.checks: list[Check] = []
         self.reasons: list[Reason] = []
         self.never = False
         self.pods = job_pods(plan)
-        self.cluster = (
-            read_cluster(session, snapshot, plan, queues) if snapshot is not None else None
-        )
+        self.cluster = cluster_for(stack, plan, queues)
         self.queue = self._resolve_queue()
         # Pending PodGroups Volcano admits before this one exists (set by the driver).
         self.early: list[Admitted] = []
@@ -149,10 +140,6 @@ class Evaluation:
     @property
     def nodes(self) -> list[Node]:
         return self.cluster.nodes if self.cluster is not None else []
-
-    @property
-    def ranking(self) -> Ranking | None:
-        return self.cluster.ranking if self.cluster is not None else None
 
     def _resolve_queue(self) -> QueueView | None:
         if self.cluster is not None and self.qname in self.cluster.queues:
@@ -217,35 +204,17 @@ class Evaluation:
         return self._shares
 
     def before(self) -> Before:
-        """``place_others()``: the session up to this job's turn in allocate's loop.
-
-        Computed once per stack when the job has no object in the snapshot, for each
-        set of Pending gangs admitted first, queue and request of the job (they decide
-        the deserved shares and so the order).
-        """
+        """``place_others()``: the session up to this job's turn in allocate's loop."""
         if self._before is None:
-            cluster = self.cluster
-            assert cluster is not None
-            request = self.pods.request(extras=True)
-            key = (
-                tuple(a.name for a in self.early),
-                self.queue.name if self.queue is not None else None,
-                tuple(sorted(request.items())),
+            assert self.cluster is not None
+            own = (
+                Own(self.queue.name, f"{self.plan.namespace}/{self.plan.podgroup_name}")
+                if self.queue is not None
+                else None
             )
-            cached = cluster.shared.bases.get(key) if cluster.whole else None
-            if cached is None:
-                own = (
-                    Own(self.queue.name, f"{self.plan.namespace}/{self.plan.podgroup_name}")
-                    if self.queue is not None
-                    else None
-                )
-                cached = place_others(cluster, {a.name for a in self.early}, self.shares(), own)
-                if cluster.whole:
-                    bases = cluster.shared.bases
-                    bases[key] = cached
-                    if len(bases) > BASES_KEPT:
-                        del bases[next(iter(bases))]
-            self._before = cached
+            self._before = place_others(
+                self.cluster, {a.name for a in self.early}, self.shares(), own
+            )
         return self._before
 
     def base_after_others(self) -> list[Node]:
@@ -257,11 +226,8 @@ class Evaluation:
         """``base_after_others()`` with the stack's other gangs placed first, in order."""
         nodes = self.base_after_others()
         for tasks, min_member in gangs:
-            place_gang(tasks, nodes, min_member, whole_gang=True, ranking=self.ranking)
+            place_gang(tasks, nodes, min_member, whole_gang=True)
         return nodes
-
-    def roomy(self, base: Sequence[Node]) -> bool:
-        return self.ranking is not None and is_roomy(self.pods.gang, base, self.ranking)
 
     def simulate(
         self, nodes: list[Node], gang: Sequence[Task], queue_ok: QueueGate | None
@@ -274,5 +240,4 @@ class Evaluation:
             # The submitter does not exist yet, so the job's pods are the gang and extras.
             whole_gang=self.plan.gang.min_member >= self.pods.created,
             queue_ok=queue_ok,
-            ranking=self.ranking,
         )

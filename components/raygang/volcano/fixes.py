@@ -21,7 +21,7 @@ from raygang.volcano.api import (
 )
 from raygang.volcano.evaluation import Evaluation
 from raygang.volcano.plugins.predicates import untolerated
-from raygang.volcano.ranking import QueueGate
+from raygang.volcano.plugins.proportion import QueueGate
 
 
 def replica_fix(ev: Evaluation, deficit: Mapping[str, Num]) -> str | None:
@@ -142,7 +142,6 @@ def max_members(
             len(gang),
             whole_gang=True,
             queue_ok=queue_ok,
-            ranking=ev.ranking,
         )
         return outcome.ready or outcome.pipelined
 

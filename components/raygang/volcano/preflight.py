@@ -89,7 +89,7 @@ from raygang.volcano.evaluation import Evaluation
 from raygang.volcano.plugins.overcommit import DEFAULT_OVERCOMMIT_FACTOR
 from raygang.volcano.queue import QueueDecl
 from raygang.volcano.result import Check, CheckStatus, NodeShape, Phase, PreflightResult, Verdict
-from raygang.volcano.session import Session
+from raygang.volcano.stack import StackView, stack_view
 from raygang.volcano.verdict import result_of
 
 __all__ = [
@@ -99,9 +99,10 @@ __all__ = [
     "NodeShape",
     "Phase",
     "PreflightResult",
-    "Session",
+    "StackView",
     "Verdict",
     "preflight_job",
+    "stack_view",
 ]
 
 
@@ -132,7 +133,7 @@ def preflight_job(
     others: Sequence[JobPlan] = (),
     node_shapes: Sequence[NodeShape] = (),
     overcommit_factor: Fraction = DEFAULT_OVERCOMMIT_FACTOR,
-    session: Session | None = None,
+    stack: StackView | None = None,
 ) -> PreflightResult:
     """Predict whether Volcano (default configuration) admits and places the job's gang.
 
@@ -142,14 +143,14 @@ def preflight_job(
         snapshot: what the cluster holds (Nodes, Pods, Queues, PodGroups), or None.
         others: the stack's jobs (this one is left out by namespace and name); those in
             the same queue are the advisory ``siblings`` check and never change the
-            verdict. Pass the same tuple for every job of a stack: it is indexed once
-            per session.
+            verdict.
         node_shapes: declared node shapes (``raygang:nodeShapes``); used for the
             per-pod fit only when the snapshot has no Node objects.
         overcommit_factor: the overcommit plugin's factor (Volcano replaces values below
             1 with its default 1.2).
-        session: the planning pass's :class:`Session` (one per pass, shared by its
-            jobs: the snapshot is read once); when None, a session of this job alone.
+        stack: what every job of the planning pass sees alike (:func:`stack_view` of the
+            same ``snapshot``, ``queues`` and ``others``: the snapshot read once per
+            pass); when None, it is read for this job alone.
 
     Returns:
         The verdict, the reasons and every check.
@@ -157,10 +158,8 @@ def preflight_job(
     evaluation = Evaluation(
         plan,
         queues,
-        snapshot,
-        others,
         node_shapes,
         Fraction(overcommit_factor),
-        session if session is not None else Session(),
+        stack if stack is not None else stack_view(snapshot, queues, others),
     )
     return run(evaluation)

@@ -10,7 +10,7 @@ from typing import Any
 
 from raygang.kube.core import Toleration
 from raygang.volcano.api import Node, Placement, Task
-from raygang.volcano.plugins.predicates import static_uncached, tolerates
+from raygang.volcano.plugins.predicates import static_failure, tolerates
 
 from tests.builders import container, rayjob, worker
 from tests.volcano.conftest import (
@@ -143,7 +143,7 @@ def failure(spec: dict[str, Any], node: Node) -> str | None:
     task = Task(
         "head", "headgroup", "job-head-*", {"cpu": 1000, "pods": 1}, Placement.from_spec(spec)
     )
-    return static_uncached(task, node)
+    return static_failure(task, node)
 
 
 class TestTolerates:

@@ -12,8 +12,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from raygang.volcano.api import ZERO, Node, Num, Res, Task, asked_names, fits_in
+from raygang.volcano.plugins.nodeorder import node_score
 from raygang.volcano.plugins.predicates import fit_failure, static_failure
-from raygang.volcano.ranking import Chooser, QueueGate, Ranking, decode, volcano_rank
+from raygang.volcano.plugins.proportion import QueueGate
 
 # Above this many pods the greedy simulation is skipped rather than slowing a preview.
 MAX_SIMULATED_PODS = 5000
@@ -33,42 +34,48 @@ class GangOutcome:
     tried: int = 0
 
 
-def is_roomy(gang: Sequence[Task], base: Sequence[Node], ranking: Ranking) -> bool:
-    """Whether ``gang`` places on idle room in any pod order, without simulating it.
+def node_rank(task: Task, node: Node) -> tuple[int, int] | None:
+    """How allocate ranks ``node`` for ``task``, lower first; None when the predicates
+    refuse it (:func:`fit_failure`: the room of ``FutureIdle``, then the predicates plugin).
 
-    True when, for every kind of pod of the gang, at least as many nodes as the gang has
-    pods can take one on idle room, counting only nodes of ``base`` still in the
-    ranking's state: whichever pod comes k-th, at most k - 1 of them are taken, so one is
-    left for it (the chooser may prefer a taken node, which then has room too). The
-    fair-share gate passes in any order once one order passed every pod: each prefix
-    asks less than the whole gang.
+    ``prioritizeNodes`` takes the nodes where the pod fits idle room before those where it
+    needs the room terminating pods release, then the higher nodeorder score.
     """
-    if len(ranking.versions) != len(base):
-        return False
-    need = len(gang)
-    versions = ranking.versions
-    kinds = {t.shape: t for t in gang if not t.best_effort}.values()
-    if ranking.settled and all(ranking.countable(t) for t in kinds):
-        # No room is pending anywhere: every node that can take the pod takes it on idle
-        # room, so counting them does what walking the order does, without ranking.
-        changed = ranking.changed(base)
-        for task in kinds:
-            count, mask = ranking.fitting(task)
-            if count - sum(mask >> i & 1 for i in changed) < need:
-                return False
-        return True
-    for task in kinds:
-        order = ranking.order(task)
-        count = position = 0
-        while count < need and (code := order.at(position)) is not None:
-            (flag, _), index = decode(code)
-            if flag != 0:
-                break  # the rest need room that terminating pods release
-            position += 1
-            count += base[index].version == versions[index]
-        if count < need:
-            return False
-    return True
+    room = node.future_idle()
+    if not fits_in(task.request, room) or static_failure(task, node) is not None:
+        return None
+    on_idle = room is node.idle or fits_in(task.request, node.idle)
+    return (0 if on_idle else 1, -node_score(task, node))
+
+
+def best_node(task: Task, nodes: Sequence[Node]) -> int | None:
+    """The index of the node allocate picks for ``task``; None when every node refuses it.
+
+    Every node is predicated and every feasible one ranked (:func:`node_rank`), the best
+    taken. Volcano's ``SelectBestNodeAndScore`` picks among equal scores at random; here
+    the first node in name order wins.
+    """
+    best: tuple[tuple[int, int], int] | None = None
+    for index, node in enumerate(nodes):
+        rank = node_rank(task, node)
+        if rank is not None and (best is None or (rank, index) < best):
+            best = (rank, index)
+    return best[1] if best is not None else None
+
+
+def fit_errors(task: Task, nodes: Sequence[Node]) -> dict[str, str]:
+    """Why each node refuses ``task`` (allocate's ``FitErrors`` of the task)."""
+    return {n.name: r for n in nodes if (r := fit_failure(task, n)) is not None}
+
+
+def place_on(nodes: list[Node], index: int, task: Task) -> bool:
+    """Put ``task`` on a copy of ``nodes[index]`` (the nodes given are never changed):
+    on idle room when it fits there, else pipelined on the room terminating pods release.
+    Returns whether it was pipelined."""
+    node = nodes[index] = nodes[index].copy()
+    pipeline = not fits_in(task.request, node.idle)
+    node.take(task.request, pipeline=pipeline)
+    return pipeline
 
 
 def place_gang(
@@ -79,7 +86,6 @@ def place_gang(
     already_ready: int = 0,
     whole_gang: bool,
     queue_ok: QueueGate | None = None,
-    ranking: Ranking | None = None,
 ) -> GangOutcome:
     """Volcano's ``allocateResourcesForTasks`` for one job: greedy, in order, all or nothing.
 
@@ -95,16 +101,10 @@ def place_gang(
             the attempt (``NeedContinueAllocating``).
         queue_ok: the proportion plugin's per-task queue check, given the task and what
             this job placed so far; failing tasks are skipped silently, as in Volcano.
-        ranking: node ranks of the state ``nodes`` were copied from; the same outcome,
-            faster.
     """
     outcome = GangOutcome(False, False, [])
-    originals: dict[int, Node] = {}
-    if ranking is not None and len(ranking.versions) != len(nodes):
-        ranking = None
-    changed = ranking.changed(nodes) if ranking is not None else None
+    discard = list(nodes)
     failed_groups: set[str] = set()
-    chooser: Chooser | None = None
     ready = already_ready
     pipelined = 0
     placed_total: Res = {}
@@ -122,78 +122,47 @@ def place_gang(
             continue
         if task.group in failed_groups:
             continue  # a role that failed predicates is not retried this session
-        if chooser is None or chooser.task is not task:
-            chooser = Chooser(task, nodes, volcano_rank, ranking, changed)
-        index = chooser.best()
+        index = best_node(task, nodes)
         if index is None:
             failed_groups.add(task.group)
             if outcome.failed is None:
                 outcome.failed = task
-                outcome.fit_errors = (
-                    ranking.fit_errors(task, nodes)
-                    if ranking is not None
-                    else {n.name: r for n in nodes if (r := fit_failure(task, n)) is not None}
-                )
+                outcome.fit_errors = fit_errors(task, nodes)
             if whole_gang:
                 break
             continue
-        if index not in originals:
-            originals[index] = nodes[index]
-            nodes[index] = nodes[index].copy()
-            if changed is not None:
-                changed.add(index)
-        best = nodes[index]
-        pipeline = not fits_in(task.request, best.idle)
-        best.take(task.request, pipeline=pipeline)
-        if pipeline:
+        if place_on(nodes, index, task):
             pipelined += 1  # held for the pod, bound once the room is released
         else:
             ready += 1
             outcome.allocated += 1
-        outcome.placed.append((task, best.name))
+        outcome.placed.append((task, nodes[index].name))
         if queue_ok is not None:
             for name, value in task.request.items():
                 placed_total[name] = placed_total.get(name, ZERO) + value
     outcome.ready = ready >= min_member
     outcome.pipelined = not outcome.ready and ready + pipelined >= min_member
     if not (outcome.ready or outcome.pipelined):
-        for index, node in originals.items():
-            nodes[index] = node
+        nodes[:] = discard  # Statement.Discard
     return outcome
 
 
 def place_singly(
-    tasks: Sequence[Task], nodes: list[Node], ranking: Ranking | None = None
+    tasks: Sequence[Task], nodes: list[Node]
 ) -> tuple[list[str], Task | None, dict[str, str]]:
     """Place pods one by one (extras of a ready gang); stop at the first that fits nowhere.
 
-    Each pod is a gang of one (``place_gang([task], nodes, 1, ...)``); consecutive pods
-    of a group share one chooser, as nodes only lose room. BestEffort pods are left to
-    backfill.
+    Each pod is a gang of one; BestEffort pods are left to backfill.
     """
     placed: list[str] = []
-    chooser: Chooser | None = None
-    if ranking is not None and len(ranking.versions) != len(nodes):
-        ranking = None
-    changed = ranking.changed(nodes) if ranking is not None else None
     for task in tasks:
         if task.best_effort:
             continue
-        if chooser is None or chooser.task is not task:
-            chooser = Chooser(task, nodes, volcano_rank, ranking, changed)
-        index = chooser.best()
+        index = best_node(task, nodes)
         if index is None:
-            errors = (
-                ranking.fit_errors(task, nodes)
-                if ranking is not None
-                else {n.name: r for n in nodes if (r := fit_failure(task, n)) is not None}
-            )
-            return placed, task, errors
-        node = nodes[index] = nodes[index].copy()
-        node.take(task.request, pipeline=not fits_in(task.request, node.idle))
-        placed.append(node.name)
-        if changed is not None:
-            changed.add(index)
+            return placed, task, fit_errors(task, nodes)
+        place_on(nodes, index, task)
+        placed.append(nodes[index].name)
     return placed, None, {}
 
 
@@ -208,7 +177,7 @@ def best_fit_decreasing(tasks: Sequence[Task], nodes: Sequence[Node]) -> bool:
         and not any(
             fits_in(task.request, n.idle) and static_failure(task, n) is None for n in nodes
         )
-        for task in {t.shape: t for t in tasks}.values()
+        for task in tasks
     ):
         return False  # a pod no node can take even now: no packing places it
     work = [n.copy() for n in nodes]
@@ -222,14 +191,11 @@ def best_fit_decreasing(tasks: Sequence[Task], nodes: Sequence[Node]) -> bool:
             return None
         return tuple(node.idle.get(n, 0) - task.request[n] for n in asked_names(task.request))
 
-    chooser: Chooser | None = None
     for task in sorted(tasks, key=size, reverse=True):
         if task.best_effort:
             continue
-        if chooser is None or chooser.task is not task:
-            chooser = Chooser(task, work, tightest)
-        index = chooser.best()
-        if index is None:
+        ranked = [(rank, i) for i, n in enumerate(work) if (rank := tightest(task, n)) is not None]
+        if not ranked:
             return False
-        work[index].take(task.request, pipeline=False)
+        work[min(ranked)[1]].take(task.request, pipeline=False)
     return True

@@ -21,7 +21,7 @@ from raygang.volcano.plugins.overcommit import overcommit_event, overcommit_shor
 from raygang.volcano.plugins.proportion import proportion_event, proportion_short
 
 if TYPE_CHECKING:
-    from raygang.volcano.session import Cluster
+    from raygang.volcano.cache import Cluster
 
 __all__ = ["Admitted", "Vote", "admitted_before", "vote"]
 

@@ -34,10 +34,9 @@ from raygang.volcano.plugins.proportion import (
     queue_order_key,
     share_of,
 )
-from raygang.volcano.ranking import Ranking
 
 if TYPE_CHECKING:
-    from raygang.volcano.session import Cluster
+    from raygang.volcano.cache import Cluster
 
 # Our PodGroup is created after every object of the snapshot: it is the newest job.
 NEWEST = "~"
@@ -166,7 +165,6 @@ def place_others(
     same session) with pending pods are the other jobs; ``shares`` holds every queue's
     deserved share and allocation at the session's opening, our job included.
     """
-    ranking = cluster.ranking
     total = cluster.total
     before = Before(nodes=list(cluster.nodes))
     allocated = {name: dict(res) for name, res in shares.allocated.items()}
@@ -217,7 +215,7 @@ def place_others(
             if own is not None and own.queue in shares.queues and name != own.queue
             else None
         )
-        step = turn(job, before.nodes, shares.deserved.get(name, {}), allocated, ranking)
+        step = turn(job, before.nodes, shares.deserved.get(name, {}), allocated)
         if step is not None:
             step = replace(step, ahead=ahead)
             if job.key in at:
@@ -266,7 +264,6 @@ def turn(
     nodes: list[Node],
     deserved: Res,
     allocated: dict[str, Res],
-    ranking: Ranking,
 ) -> Step | None:
     """One turn of a job: its gang whole, or (ready already) its next pod."""
     name = job.queue
@@ -279,7 +276,6 @@ def turn(
             already_ready=job.ready,
             whole_gang=job.whole_gang,
             queue_ok=queue_gate(deserved, allocated.get(name, {})),
-            ranking=ranking,
         )
         job.tasks = deque()  # popped in this turn: a discarded gang waits for the next session
         if outcome.failed is not None:
@@ -312,7 +308,6 @@ def turn(
             1,
             whole_gang=True,
             queue_ok=queue_gate(deserved, allocated.get(name, {})),
-            ranking=ranking,
         )
         if outcome.queue_blocked is not None:
             continue

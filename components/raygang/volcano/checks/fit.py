@@ -4,20 +4,22 @@ resource check over empty nodes)."""
 
 from __future__ import annotations
 
-from raygang.volcano.api import Task, asked_names, show_res
-from raygang.volcano.emptynodes import EmptyNodes
+from collections.abc import Sequence
+
+from raygang.volcano.api import Node, Task, asked_names, show_res, to_res
+from raygang.volcano.emptynodes import empty_fit, empty_reasons
 from raygang.volcano.evaluation import Evaluation
 from raygang.volcano.fixes import group_fix, replica_cut, static_fix
 from raygang.volcano.plugins.predicates import fit_error_message
-from raygang.volcano.session import shape_nodes
+from raygang.volcano.result import NodeShape
 
 
 def check_fit(ev: Evaluation) -> None:
     if ev.cluster is not None and ev.cluster.has_nodes:
-        empty = ev.cluster.shared.empty
+        nodes = ev.cluster.empty_nodes()
         what = "node"
     elif ev.shapes:
-        empty = EmptyNodes(shape_nodes(ev.shapes))
+        nodes = shape_nodes(ev.shapes)
         what = "declared node shape"
     else:
         where = (
@@ -25,11 +27,10 @@ def check_fit(ev: Evaluation) -> None:
         )
         ev.add("fit", "skip", f"{where} and no declared node shapes (raygang:nodeShapes)")
         return
-    nodes = empty.nodes
     for task in ev.distinct_tasks():
-        if empty.fit(task)[0]:
+        if empty_fit(task, nodes)[0]:
             continue
-        reasons = empty.reasons(task)
+        reasons = empty_reasons(task, nodes)
         message = fit_error_message(reasons, len(nodes))
         ev.add(
             "fit",
@@ -41,7 +42,7 @@ def check_fit(ev: Evaluation) -> None:
             never=True,
         )
         return
-    bound = capacity_bound(ev, empty) if what == "node" else None
+    bound = capacity_bound(ev, nodes) if what == "node" else None
     if bound is not None:
         task, holds, want = bound
         members = ev.pods.counts.get(task.group, 0)
@@ -63,7 +64,7 @@ def check_fit(ev: Evaluation) -> None:
     ev.add("fit", "pass", f"every pod of the job fits some {what} when it is empty")
 
 
-def capacity_bound(ev: Evaluation, empty: EmptyNodes) -> tuple[Task, int, int] | None:
+def capacity_bound(ev: Evaluation, empty: Sequence[Node]) -> tuple[Task, int, int] | None:
     """A proof that the job cannot fit even an empty cluster.
 
     A group whose pods outnumber what all nodes together can hold, each node holding
@@ -73,7 +74,26 @@ def capacity_bound(ev: Evaluation, empty: EmptyNodes) -> tuple[Task, int, int] |
         want = members + extras
         if task.best_effort or want == 0:
             continue
-        holds = empty.fit(task)[1]
+        holds = empty_fit(task, empty)[1]
         if holds < want:
             return task, holds, want
     return None
+
+
+def shape_nodes(shapes: Sequence[NodeShape]) -> list[Node]:
+    """The declared node shapes (``raygang:nodeShapes``) as empty nodes."""
+    nodes = []
+    for shape in shapes:
+        allocatable = to_res(shape.allocatable)
+        nodes.append(
+            Node(
+                name=shape.name,
+                allocatable=allocatable,
+                idle=dict(allocatable),
+                releasing={},
+                labels=dict(shape.labels),
+                taints=shape.taints,
+                unschedulable=False,
+            )
+        )
+    return nodes

@@ -30,8 +30,7 @@ from raygang.volcano.evaluation import Evaluation
 from raygang.volcano.fixes import group_fix, replica_cut
 from raygang.volcano.plugins.gang import gang_condition
 from raygang.volcano.plugins.predicates import fit_error_message, selects, untolerated
-from raygang.volcano.plugins.proportion import queue_gate
-from raygang.volcano.ranking import QueueGate
+from raygang.volcano.plugins.proportion import QueueGate, queue_gate
 
 
 def check_placement(ev: Evaluation, fair: tuple[Res, Res] | None) -> None:
@@ -64,20 +63,9 @@ def check_placement(ev: Evaluation, fair: tuple[Res, Res] | None) -> None:
     gang = ev.pods.gang
     nodes = list(base)
     first = ev.simulate(nodes, gang, queue_ok)
-    # KubeRay creates the head first, but pods of the same second are ordered by UID.
-    # Any order succeeds when the first placed every pod on idle room and every kind of
-    # pod has as many untouched nodes as the gang has pods (see roomy).
-    any_order = (
-        first.ready
-        and first.allocated == len(first.placed) == sum(1 for t in gang if not t.best_effort)
-        and first.queue_blocked is None
-        and ev.roomy(base)
-    )
-    second = (
-        ev.simulate(list(base), gang[1:] + gang[:1], queue_ok)
-        if len(gang) > 1 and not any_order
-        else first
-    )
+    # KubeRay creates the head first, but pods of the same second are ordered by UID:
+    # the gang is placed head last too.
+    second = ev.simulate(list(base), gang[1:] + gang[:1], queue_ok) if len(gang) > 1 else first
     ok_first = first.ready or first.pipelined
     ok_second = second.ready or second.pipelined
     if not (ok_first and ok_second):
@@ -89,7 +77,7 @@ def check_placement(ev: Evaluation, fair: tuple[Res, Res] | None) -> None:
         ev.add("submitter", "skip", "not reached: the gang is not placed")
         return
     extras = ev.pods.extras
-    placed, failed, errors = place_singly(extras, nodes, ev.ranking)
+    placed, failed, errors = place_singly(extras, nodes)
     if failed is not None:
         message = fit_error_message(errors, len(nodes))
         left = len(extras) - len(placed)
@@ -261,7 +249,7 @@ def check_submitter(ev: Evaluation, nodes: list[Node]) -> None:
     if task is None:
         ev.add("submitter", "pass", no_submitter(ev))
         return
-    placed, failed, errors = place_singly([task], nodes, ev.ranking)
+    placed, failed, errors = place_singly([task], nodes)
     if failed is None:
         ev.add(
             "submitter",

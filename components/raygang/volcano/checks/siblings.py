@@ -52,19 +52,9 @@ def check_siblings(ev: Evaluation) -> None:
             ]
             alone_nodes = ev.base_after_others()
             together_nodes = ev.after_siblings(gangs)
-            alone = place_gang(
-                ev.pods.gang,
-                alone_nodes,
-                ev.plan.gang.min_member,
-                whole_gang=True,
-                ranking=ev.ranking,
-            )
+            alone = place_gang(ev.pods.gang, alone_nodes, ev.plan.gang.min_member, whole_gang=True)
             together = place_gang(
-                ev.pods.gang,
-                together_nodes,
-                ev.plan.gang.min_member,
-                whole_gang=True,
-                ranking=ev.ranking,
+                ev.pods.gang, together_nodes, ev.plan.gang.min_member, whole_gang=True
             )
             if (alone.ready or alone.pipelined) and not (together.ready or together.pipelined):
                 problems.append(
@@ -119,14 +109,8 @@ def siblings_by_sum(ev: Evaluation, combined: Res) -> list[str]:
     """
     nodes = ev.base_after_others()
     alone = (
-        place_gang(
-            ev.pods.gang,
-            nodes,
-            ev.plan.gang.min_member,
-            whole_gang=True,
-            ranking=ev.ranking,
-        )
-        if ev.pods.created <= MAX_SIMULATED_PODS and not ev.roomy(nodes)
+        place_gang(ev.pods.gang, nodes, ev.plan.gang.min_member, whole_gang=True)
+        if ev.pods.created <= MAX_SIMULATED_PODS
         else None
     )
     if alone is not None and not (alone.ready or alone.pipelined):

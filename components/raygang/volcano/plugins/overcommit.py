@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from raygang.volcano.api import Res, add_res, inqueue_resource, insufficient, scale, sub
 
 if TYPE_CHECKING:
-    from raygang.volcano.session import Cluster
+    from raygang.volcano.cache import Cluster
 
 __all__ = [
     "DEFAULT_OVERCOMMIT_FACTOR",

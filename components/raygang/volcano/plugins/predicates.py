@@ -92,18 +92,6 @@ def selects(task: Task, node: Node) -> bool:
 
 
 def static_failure(task: Task, node: Node) -> str | None:
-    """``static_uncached``, remembered on the node per kind of placement (labels, taints
-    and cordons are the same in every copy of a node, which share the memo)."""
-    memo = node.static
-    key = task.placement.key
-    try:
-        return memo[key]
-    except KeyError:
-        reason = memo[key] = static_uncached(task, node)
-        return reason
-
-
-def static_uncached(task: Task, node: Node) -> str | None:
     """The predicates plugin's stable filters, each stopping at its first failure.
 
     NodeUnschedulable (a cordon, unless tolerated), NodeAffinity (nodeSelector and

@@ -11,7 +11,7 @@ insufficient`` event, ``Overused`` and ``queueAllocatable``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING
@@ -34,10 +34,13 @@ from raygang.volcano.api import (
     sub,
 )
 from raygang.volcano.cache import QueueView
-from raygang.volcano.ranking import QueueGate
 
 if TYPE_CHECKING:
-    from raygang.volcano.session import Cluster
+    from raygang.volcano.cache import Cluster
+
+
+# ``queueAllocatable`` for one task: (task, what its job placed so far) -> allowed.
+QueueGate = Callable[[Task, Res], bool]
 
 
 def real_capability(

@@ -1,5 +1,5 @@
-"""The session of a planning pass: a stack judged in one pass gives what each job judged alone
-gives, and nothing of a pass is kept after the next."""
+"""What a planning pass reads once (``volcano/stack.py``): a stack judged in one pass gives what
+each job judged alone gives, and nothing of a pass is kept after the next."""
 
 from __future__ import annotations
 
@@ -61,31 +61,32 @@ def _snapshot_objects() -> list[dict[str, Any]]:
     return objects
 
 
-class TestStackCaches:
-    """A stack judged in one pass (caches warm) gives what each job judged alone gives."""
+class TestStackView:
+    """A stack judged in one pass (the snapshot read once) gives what each job judged alone
+    gives."""
 
-    def test_warm_and_cold_caches_agree(self) -> None:
+    def test_one_pass_and_each_job_alone_agree(self) -> None:
         docs = load_documents(_stack_docs(12))
         snapshot = snapshot_from_objects(_snapshot_objects(), "test")
         settings = StackSettings()
-        warm = plan_everything(docs, settings, base=HERE, snapshot=snapshot, now=NOW)
-        verdicts = {j.preflight.verdict for j in warm.jobs if j.preflight}
+        whole = plan_everything(docs, settings, base=HERE, snapshot=snapshot, now=NOW)
+        verdicts = {j.preflight.verdict for j in whole.jobs if j.preflight}
         assert verdicts == {"admitted", "stuck"}, "the stack should exercise both paths"
-        declared = {q.name: q for q in warm.queues}
-        for planned in warm.jobs:
-            # A snapshot of the same objects but a new identity: nothing cached.
-            cold = snapshot_from_objects(copy.deepcopy(_snapshot_objects()), "test")
+        declared = {q.name: q for q in whole.queues}
+        for planned in whole.jobs:
+            # A snapshot of the same objects, read for this job alone.
+            fresh = snapshot_from_objects(copy.deepcopy(_snapshot_objects()), "test")
             alone = preflight_job(
                 dataclasses.replace(planned, preflight=None),
                 queues=declared,
-                snapshot=cold,
-                others=list(warm.jobs),
+                snapshot=fresh,
+                others=list(whole.jobs),
             )
             assert alone == planned.preflight, planned.name
 
     def test_an_earlier_stack_is_not_kept_alive(self) -> None:
-        """The per-pass caches let go of a stack once another is planned (they held four:
-        a process planning 1000-job stacks over and over kept 2.4 million objects)."""
+        """Nothing of a pass outlives it (per-pass caches once held four stacks: a process
+        planning 1000-job stacks over and over kept 2.4 million objects)."""
         snapshot = snapshot_from_objects(_snapshot_objects(), "test")
         first = plan_everything(
             load_documents(_stack_docs(3)), StackSettings(), base=HERE, snapshot=snapshot, now=NOW
