@@ -18,9 +18,11 @@ from raygang.kuberay.jobplan import JobPlan
 from raygang.kuberay.settings import JobSettings
 from raygang.plan import plan_job
 from raygang.rayjob.spec import parse_rayjob
-from raygang.volcano.actions.enqueue import Admitted, admitted_before, vote
+from raygang.volcano.actions.enqueue import admitted_before, vote
 from raygang.volcano.api import Node, Placement, Task
 from raygang.volcano.cache import Cluster, parse_snapshot, read_cluster
+from raygang.volcano.conf import open_session
+from raygang.volcano.framework import Admitted
 from raygang.volcano.plugins.overcommit import DEFAULT_OVERCOMMIT_FACTOR
 from raygang.volcano.preflight import preflight_job
 from raygang.volcano.queue import QueueDecl, parse_queue
@@ -378,15 +380,20 @@ class Voter:
 
     def vote(self, queue: str, min_raw: Mapping[str, Quantity] | None) -> tuple[bool, str | None]:
         """``(admitted, event)``: the event Volcano records when it rejects."""
-        answer = vote(self.cluster, DEFAULT_OVERCOMMIT_FACTOR, queue, min_raw)
+        answer = vote(open_session(self.cluster, DEFAULT_OVERCOMMIT_FACTOR), queue, min_raw)
         return answer.admitted, answer.event
 
     def admitted_before(self) -> list[Admitted]:
         """The Pending PodGroups the enqueue action admits, oldest first."""
-        return admitted_before(self.cluster, DEFAULT_OVERCOMMIT_FACTOR)
+        return admitted_before(open_session(self.cluster, DEFAULT_OVERCOMMIT_FACTOR))
 
 
 def session(objects: Sequence[dict[str, Any]], queues: Sequence[QueueDecl] = ()) -> Voter:
     """The model of one scheduler session, to ask for enqueue votes of arbitrary PodGroups."""
     parsed = parse_snapshot(cluster(*objects))
     return Voter(read_cluster(parsed, {q.name: q for q in queues}))
+
+
+def parse_and_read(snapshot: ClusterSnapshot, queues: Sequence[QueueDecl] = ()) -> Cluster:
+    """The snapshot as the scheduler's cache reads it, with ``queues`` declared."""
+    return read_cluster(parse_snapshot(snapshot), {q.name: q for q in queues})

@@ -215,6 +215,18 @@ def ordered(res: Iterable[str]) -> list[str]:
     return head + sorted(names - {"cpu", "memory", "pods"}) + (["pods"] if "pods" in names else [])
 
 
+def fit_error_message(reasons: Mapping[str, str], total_nodes: int) -> str:
+    """``FitErrors.Error()`` (``pkg/scheduler/api/unschedule_info.go``): ``0/N nodes are
+    unavailable: <count> <reason>, ....``, the counts sorted as strings."""
+    histogram: dict[str, int] = {}
+    for reason in reasons.values():
+        histogram[reason] = histogram.get(reason, 0) + 1
+    parts = sorted(f"{count} {reason}" for reason, count in histogram.items())
+    if not parts:
+        return f"0/{total_nodes} nodes are unavailable"
+    return f"0/{total_nodes} nodes are unavailable: {', '.join(parts)}."
+
+
 # --- Pods, nodes and their predicates -----------------------------------------------------
 @dataclass(frozen=True)
 class Placement:

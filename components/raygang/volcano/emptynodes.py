@@ -10,27 +10,30 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from raygang.volcano.actions.allocate import fit_failure
 from raygang.volcano.api import Node, Num, Task, fits_in, get, short_on_node
-from raygang.volcano.plugins.predicates import fit_failure, static_failure
+from raygang.volcano.framework import Session
 
 __all__ = ["empty_fit", "empty_reasons", "size_fit"]
 
 
-def empty_fit(task: Task, empty: Sequence[Node]) -> tuple[bool, int]:
+def empty_fit(task: Task, empty: Sequence[Node], session: Session) -> tuple[bool, int]:
     """Whether some of the ``empty`` nodes takes ``task``, and how many such pods they hold."""
     fits, holds = False, 0
     for node in empty:
         short, per_node = size_fit(task, node.allocatable)
-        if short is None and static_failure(task, node) is None:
+        if short is None and session.predicate(task, node) is None:
             fits = True
             holds += per_node
     return fits, holds
 
 
-def empty_reasons(task: Task, empty: Sequence[Node]) -> dict[str, str]:
+def empty_reasons(task: Task, empty: Sequence[Node], session: Session) -> dict[str, str]:
     """Why each of the ``empty`` nodes refuses ``task``: ``fit_failure`` against its
     allocatable."""
-    return {n.name: r for n in empty if (r := fit_failure(task, n, n.allocatable)) is not None}
+    return {
+        n.name: r for n in empty if (r := fit_failure(task, n, session, n.allocatable)) is not None
+    }
 
 
 def size_fit(task: Task, allocatable: Mapping[str, Num]) -> tuple[str | None, int]:

@@ -14,14 +14,14 @@ from typing import Literal
 from raygang.kuberay.gang import GangShare
 from raygang.kuberay.jobplan import JobPlan
 from raygang.volcano.actions.allocate import GangOutcome, place_gang
-from raygang.volcano.actions.enqueue import Admitted, reserved_by
 from raygang.volcano.actions.others import Before, Own, place_others
 from raygang.volcano.api import Node, Res, Task, to_res
 from raygang.volcano.cache import DEFAULT_QUEUE, QueueView, declared_view
+from raygang.volcano.conf import open_session
+from raygang.volcano.framework import Admitted, QueueGate, reserved_by
 from raygang.volcano.jobpods import job_pods
 from raygang.volcano.plugins.overcommit import effective_factor, overcommit_short
 from raygang.volcano.plugins.proportion import (
-    QueueGate,
     Shares,
     deserved_shares,
     proportion_short,
@@ -84,6 +84,7 @@ class Evaluation:
         self.never = False
         self.pods = job_pods(plan)
         self.cluster = cluster_for(stack, plan, queues)
+        self.session = open_session(self.cluster, self.factor)
         self.queue = self._resolve_queue()
         # Pending PodGroups Volcano admits before this one exists (set by the driver).
         self.early: list[Admitted] = []
@@ -212,8 +213,11 @@ class Evaluation:
                 if self.queue is not None
                 else None
             )
+            shares = self.shares()
+            # allocate's session: this job is one of its jobs, in proportion's shares.
+            session = open_session(self.cluster, self.factor, shares)
             self._before = place_others(
-                self.cluster, {a.name for a in self.early}, self.shares(), own
+                self.cluster, {a.name for a in self.early}, shares, own, session
             )
         return self._before
 
@@ -226,7 +230,7 @@ class Evaluation:
         """``base_after_others()`` with the stack's other gangs placed first, in order."""
         nodes = self.base_after_others()
         for tasks, min_member in gangs:
-            place_gang(tasks, nodes, min_member, whole_gang=True)
+            place_gang(tasks, nodes, min_member, self.session, whole_gang=True)
         return nodes
 
     def simulate(
@@ -237,6 +241,7 @@ class Evaluation:
             gang,
             nodes,
             self.plan.gang.min_member,
+            self.session,
             # The submitter does not exist yet, so the job's pods are the gang and extras.
             whole_gang=self.plan.gang.min_member >= self.pods.created,
             queue_ok=queue_ok,

@@ -20,8 +20,8 @@ from raygang.volcano.api import (
     to_res,
 )
 from raygang.volcano.evaluation import Evaluation
+from raygang.volcano.framework import QueueGate
 from raygang.volcano.plugins.predicates import untolerated
-from raygang.volcano.plugins.proportion import QueueGate
 
 
 def replica_fix(ev: Evaluation, deficit: Mapping[str, Num]) -> str | None:
@@ -140,6 +140,7 @@ def max_members(
             gang,
             list(base),
             len(gang),
+            ev.session,
             whole_gang=True,
             queue_ok=queue_ok,
         )

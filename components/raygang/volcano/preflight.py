@@ -114,9 +114,7 @@ def run(ev: Evaluation) -> PreflightResult:
     check_capability(ev)
     check_fit(ev)
     ev.early = (
-        admitted_before(ev.cluster, ev.factor)
-        if ev.cluster is not None and ev.cluster.has_nodes
-        else []
+        admitted_before(ev.session) if ev.cluster is not None and ev.cluster.has_nodes else []
     )
     check_enqueue(ev, ev.early)
     fair = check_fair_share(ev)

@@ -1,20 +1,18 @@
 """The allocate action: a gang placed pod by pod, greedily, each on its best node.
 
-Follows Volcano's ``pkg/scheduler/actions/allocate/allocate.go``: tasks in order, the
-predicates then the node order, the job committed only when the gang is ready
-(``Statement.Commit``) and discarded otherwise. The loop over queues and jobs that calls it
-is :mod:`raygang.volcano.actions.others`.
+Follows Volcano's ``pkg/scheduler/actions/allocate/allocate.go``: tasks in order, each
+predicated on every node and placed on the best one by the session's node order, the job
+committed only when the gang is ready (``Statement.Commit``) and discarded otherwise. The
+loop over queues and jobs that calls it is :mod:`raygang.volcano.actions.others`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from raygang.volcano.api import ZERO, Node, Num, Res, Task, asked_names, fits_in
-from raygang.volcano.plugins.nodeorder import node_score
-from raygang.volcano.plugins.predicates import fit_failure, static_failure
-from raygang.volcano.plugins.proportion import QueueGate
+from raygang.volcano.api import ZERO, Node, Num, Res, Task, fits_in, short_on_node
+from raygang.volcano.framework import QueueGate, Session
 
 # Above this many pods the greedy simulation is skipped rather than slowing a preview.
 MAX_SIMULATED_PODS = 5000
@@ -34,21 +32,35 @@ class GangOutcome:
     tried: int = 0
 
 
-def node_rank(task: Task, node: Node) -> tuple[int, int] | None:
+def fit_failure(
+    task: Task, node: Node, session: Session, free: Mapping[str, Num] | None = None
+) -> str | None:
+    """Why ``task`` cannot go on ``node``, in Volcano's order and words; None if it fits.
+
+    Allocate's ``predicate``: its own resource check against ``FutureIdle`` (or ``free``)
+    first (``Insufficient`` names the first short resource), then the session's
+    predicates.
+    """
+    room = node.future_idle() if free is None else free
+    if not fits_in(task.request, room):
+        return f"Insufficient {short_on_node(task.request, room)[0]}"
+    return session.predicate(task, node)
+
+
+def node_rank(task: Task, node: Node, session: Session) -> tuple[int, int] | None:
     """How allocate ranks ``node`` for ``task``, lower first; None when the predicates
-    refuse it (:func:`fit_failure`: the room of ``FutureIdle``, then the predicates plugin).
+    refuse it (:func:`fit_failure`).
 
     ``prioritizeNodes`` takes the nodes where the pod fits idle room before those where it
-    needs the room terminating pods release, then the higher nodeorder score.
+    needs the room terminating pods release, then the higher score of the node order.
     """
-    room = node.future_idle()
-    if not fits_in(task.request, room) or static_failure(task, node) is not None:
+    if fit_failure(task, node, session) is not None:
         return None
-    on_idle = room is node.idle or fits_in(task.request, node.idle)
-    return (0 if on_idle else 1, -node_score(task, node))
+    on_idle = fits_in(task.request, node.idle)
+    return (0 if on_idle else 1, -session.node_score(task, node))
 
 
-def best_node(task: Task, nodes: Sequence[Node]) -> int | None:
+def best_node(task: Task, nodes: Sequence[Node], session: Session) -> int | None:
     """The index of the node allocate picks for ``task``; None when every node refuses it.
 
     Every node is predicated and every feasible one ranked (:func:`node_rank`), the best
@@ -57,15 +69,15 @@ def best_node(task: Task, nodes: Sequence[Node]) -> int | None:
     """
     best: tuple[tuple[int, int], int] | None = None
     for index, node in enumerate(nodes):
-        rank = node_rank(task, node)
+        rank = node_rank(task, node, session)
         if rank is not None and (best is None or (rank, index) < best):
             best = (rank, index)
     return best[1] if best is not None else None
 
 
-def fit_errors(task: Task, nodes: Sequence[Node]) -> dict[str, str]:
+def fit_errors(task: Task, nodes: Sequence[Node], session: Session) -> dict[str, str]:
     """Why each node refuses ``task`` (allocate's ``FitErrors`` of the task)."""
-    return {n.name: r for n in nodes if (r := fit_failure(task, n)) is not None}
+    return {n.name: r for n in nodes if (r := fit_failure(task, n, session)) is not None}
 
 
 def place_on(nodes: list[Node], index: int, task: Task) -> bool:
@@ -82,6 +94,7 @@ def place_gang(
     tasks: Sequence[Task],
     nodes: list[Node],
     min_member: int,
+    session: Session,
     *,
     already_ready: int = 0,
     whole_gang: bool,
@@ -96,6 +109,7 @@ def place_gang(
             share them); when the gang is neither ready nor pipelined the statement is
             discarded and the list is restored.
         min_member: the PodGroup's ``minMember``.
+        session: the scheduling session (its predicates and node order).
         already_ready: pods of the job already allocated, bound, running or succeeded.
         whole_gang: ``minMember`` equals the job's pod count, so the first failure ends
             the attempt (``NeedContinueAllocating``).
@@ -122,12 +136,12 @@ def place_gang(
             continue
         if task.group in failed_groups:
             continue  # a role that failed predicates is not retried this session
-        index = best_node(task, nodes)
+        index = best_node(task, nodes, session)
         if index is None:
             failed_groups.add(task.group)
             if outcome.failed is None:
                 outcome.failed = task
-                outcome.fit_errors = fit_errors(task, nodes)
+                outcome.fit_errors = fit_errors(task, nodes, session)
             if whole_gang:
                 break
             continue
@@ -148,7 +162,7 @@ def place_gang(
 
 
 def place_singly(
-    tasks: Sequence[Task], nodes: list[Node]
+    tasks: Sequence[Task], nodes: list[Node], session: Session
 ) -> tuple[list[str], Task | None, dict[str, str]]:
     """Place pods one by one (extras of a ready gang); stop at the first that fits nowhere.
 
@@ -158,44 +172,9 @@ def place_singly(
     for task in tasks:
         if task.best_effort:
             continue
-        index = best_node(task, nodes)
+        index = best_node(task, nodes, session)
         if index is None:
-            return placed, task, fit_errors(task, nodes)
+            return placed, task, fit_errors(task, nodes, session)
         place_on(nodes, index, task)
         placed.append(nodes[index].name)
     return placed, None, {}
-
-
-def best_fit_decreasing(tasks: Sequence[Task], nodes: Sequence[Node]) -> bool:
-    """A careful packer: biggest pods first, each onto the node it leaves tightest.
-
-    Used only to tell "Volcano's greedy order fails but a packing exists" apart from
-    "nothing fits", never as Volcano's behaviour.
-    """
-    if any(
-        not task.best_effort
-        and not any(
-            fits_in(task.request, n.idle) and static_failure(task, n) is None for n in nodes
-        )
-        for task in tasks
-    ):
-        return False  # a pod no node can take even now: no packing places it
-    work = [n.copy() for n in nodes]
-
-    def size(task: Task) -> tuple[Num, ...]:
-        scalars = sum(v for n, v in task.request.items() if n not in ("cpu", "memory", "pods"))
-        return (scalars, task.request.get("cpu", 0), task.request.get("memory", 0))
-
-    def tightest(task: Task, node: Node) -> tuple[Num, ...] | None:
-        if not fits_in(task.request, node.idle) or static_failure(task, node) is not None:
-            return None
-        return tuple(node.idle.get(n, 0) - task.request[n] for n in asked_names(task.request))
-
-    for task in sorted(tasks, key=size, reverse=True):
-        if task.best_effort:
-            continue
-        ranked = [(rank, i) for i, n in enumerate(work) if (rank := tightest(task, n)) is not None]
-        if not ranked:
-            return False
-        work[min(ranked)[1]].take(task.request, pipeline=False)
-    return True

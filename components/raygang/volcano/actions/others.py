@@ -23,20 +23,13 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Literal
 
 from raygang.volcano.actions.allocate import MAX_SIMULATED_PODS, place_gang
-from raygang.volcano.api import Node, Num, Res, Task, add_res
+from raygang.volcano.api import Node, Num, Res, Task, add_res, insufficient
 from raygang.volcano.cache import QueueView, SnapGroup
-from raygang.volcano.plugins.drf import dominant_share
-from raygang.volcano.plugins.proportion import (
-    Shares,
-    capped_names,
-    overused,
-    queue_gate,
-    queue_order_key,
-    share_of,
-)
+from raygang.volcano.framework import Session
 
 if TYPE_CHECKING:
     from raygang.volcano.cache import Cluster
+    from raygang.volcano.plugins.proportion import Shares
 
 # Our PodGroup is created after every object of the snapshot: it is the newest job.
 NEWEST = "~"
@@ -147,32 +140,37 @@ class Job:
     def is_ready(self) -> bool:
         return self.ready >= self.min_member
 
-    def order(self, total: Res) -> tuple[int, Num, str, str]:
+    def order(self, session: Session) -> tuple[Num | str, ...]:
         """``ssn.JobOrderFn``: priority (equal), gang, drf, creation time, UID."""
-        return (int(self.is_ready), dominant_share(self.held, total), self.created, self.key)
+        return session.job_order_key(self.is_ready, self.held, self.created, self.key)
 
 
 # A job waiting in its queue: its order, a tie-breaker for the heap, the job.
-Waiting = tuple[tuple[int, Num, str, str], int, Job]
+Waiting = tuple[tuple[Num | str, ...], int, Job]
 
 
 def place_others(
-    cluster: Cluster, admitted: Collection[str], shares: Shares, own: Own | None
+    cluster: Cluster,
+    admitted: Collection[str],
+    shares: Shares,
+    own: Own | None,
+    session: Session,
 ) -> Before:
     """Replay allocate's turns until our job's; without ``own``, every turn.
 
     Inqueue and Running PodGroups (and the Pending ones of ``admitted``, enqueued in the
     same session) with pending pods are the other jobs; ``shares`` holds every queue's
-    deserved share and allocation at the session's opening, our job included.
+    deserved share and allocation at the session's opening, our job included (the
+    session's queue order, overused and allocatable functions read the same shares; these
+    are used only for the words).
     """
-    total = cluster.total
     before = Before(nodes=list(cluster.nodes))
     allocated = {name: dict(res) for name, res in shares.allocated.items()}
     jobs: dict[str, list[Waiting]] = {}
     tie = itertools.count()
 
     def push(job: Job) -> None:
-        heapq.heappush(jobs.setdefault(job.queue, []), (job.order(total), next(tie), job))
+        heapq.heappush(jobs.setdefault(job.queue, []), (job.order(session), next(tie), job))
 
     for group in cluster.groups:
         job = job_of(cluster, group, admitted, shares)
@@ -181,23 +179,28 @@ def place_others(
     if own is not None and own.queue in shares.queues:
         push(Job(own.key, own.queue, NEWEST, deque(), 0, 1, True, {}, own=True))
 
-    def share(name: str) -> Num:
-        return share_of(allocated.get(name, {}), shares.deserved.get(name, {}))
+    def entry(name: str) -> tuple[tuple[Num | str, ...], str]:
+        return session.queue_order_key(shares.queues[name], allocated.get(name, {})), name
 
-    def entry(name: str) -> tuple[tuple[int, Num, str, str], str]:
-        return queue_order_key(shares.queues[name], share(name)), name
+    def share(name: str) -> Num:
+        # proportion's share: the queue order's key after the priority.
+        key = entry(name)[0][1]
+        assert not isinstance(key, str)
+        return key
 
     queues = [entry(name) for name in jobs]
     heapq.heapify(queues)
     dropped: set[str] = set()
     at: dict[str, int] = {}  # job key -> its step's index
     while queues:
-        (_, now, _, _), name = heapq.heappop(queues)
+        key, name = heapq.heappop(queues)
+        now = key[1]
+        assert not isinstance(now, str)
         deserved = shares.deserved.get(name, {})
         waiting = jobs[name]
         if not waiting:
             continue  # Volcano asks Overused first; a queue without jobs is dropped either way
-        if overused(deserved, allocated.get(name, {})):
+        if session.overused(name, allocated.get(name, {})):
             dropped.add(name)
             left = tuple(j.key for _, _, j in sorted(waiting, key=lambda e: e[:2]))
             before.skipped.append(Skipped(name, deserved, allocated.get(name, {}), left))
@@ -208,14 +211,14 @@ def place_others(
         if job.own:
             before.own_allocated = allocated.get(name, {})
             before.own_turn = True
-            before.later = later_jobs(jobs, dropped, name, now, shares, share, total)
+            before.later = later_jobs(jobs, dropped, name, now, shares, share, session)
             return before
         ahead = (
             Ahead(shares.queues[name], now, shares.queues[own.queue], share(own.queue))
             if own is not None and own.queue in shares.queues and name != own.queue
             else None
         )
-        step = turn(job, before.nodes, shares.deserved.get(name, {}), allocated)
+        step = turn(job, before.nodes, shares.deserved.get(name, {}), allocated, session)
         if step is not None:
             step = replace(step, ahead=ahead)
             if job.key in at:
@@ -264,6 +267,7 @@ def turn(
     nodes: list[Node],
     deserved: Res,
     allocated: dict[str, Res],
+    session: Session,
 ) -> Step | None:
     """One turn of a job: its gang whole, or (ready already) its next pod."""
     name = job.queue
@@ -273,9 +277,10 @@ def turn(
             tasks,
             nodes,
             job.min_member,
+            session,
             already_ready=job.ready,
             whole_gang=job.whole_gang,
-            queue_ok=queue_gate(deserved, allocated.get(name, {})),
+            queue_ok=session.allocatable(name, allocated.get(name, {})),
         )
         job.tasks = deque()  # popped in this turn: a discarded gang waits for the next session
         if outcome.failed is not None:
@@ -295,7 +300,9 @@ def turn(
         missing = max(0, job.min_member - job.ready)
         ask = add_res(*(t.request for t in tasks[:missing] if not t.best_effort))
         held = allocated.get(name, {})
-        names = capped_names(deserved, held, ask) or capped_names(deserved, held, blocked.request)
+        names = insufficient(add_res(held, ask), deserved, ask) or insufficient(
+            add_res(held, blocked.request), deserved, blocked.request
+        )
         return Step(job.key, name, "capped", cap=(tuple(names), deserved, held, ask))
     placed = 0
     while job.tasks:
@@ -306,8 +313,9 @@ def turn(
             [task],
             nodes,
             1,
+            session,
             whole_gang=True,
-            queue_ok=queue_gate(deserved, allocated.get(name, {})),
+            queue_ok=session.allocatable(name, allocated.get(name, {})),
         )
         if outcome.queue_blocked is not None:
             continue
@@ -329,7 +337,7 @@ def later_jobs(
     own_share: Num,
     shares: Shares,
     share: Callable[[str], Num],
-    total: Res,
+    session: Session,
 ) -> list[Later]:
     """The jobs still waiting at our turn, queue by queue, each queue's in job order."""
     out: list[Later] = []
@@ -344,7 +352,8 @@ def later_jobs(
                 out.append(Later(job.key, name, "queue", ahead))
             elif job.is_ready:
                 out.append(Later(job.key, name, "ready"))
-            elif dominant_share(job.held, total) > 0:
+            elif any(session.job_order_key(False, job.held, "", "")[:-2]):
+                # a gang not yet ready that holds some of the cluster (drf's share)
                 out.append(Later(job.key, name, "share"))
             else:
                 out.append(Later(job.key, name, "order"))

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from raygang.volcano.actions.enqueue import Admitted, reserved_by
 from raygang.volcano.api import (
     add_res,
     asked_names,
@@ -20,6 +19,7 @@ from raygang.volcano.api import (
 )
 from raygang.volcano.evaluation import Evaluation
 from raygang.volcano.fixes import replica_fix
+from raygang.volcano.framework import Admitted, reserved_by
 from raygang.volcano.plugins.overcommit import factor_text, overcommit_held, overcommit_idle
 from raygang.volcano.plugins.proportion import queue_committed
 

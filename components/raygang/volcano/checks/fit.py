@@ -6,11 +6,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from raygang.volcano.api import Node, Task, asked_names, show_res, to_res
+from raygang.volcano.api import Node, Task, asked_names, fit_error_message, show_res, to_res
 from raygang.volcano.emptynodes import empty_fit, empty_reasons
 from raygang.volcano.evaluation import Evaluation
 from raygang.volcano.fixes import group_fix, replica_cut, static_fix
-from raygang.volcano.plugins.predicates import fit_error_message
 from raygang.volcano.result import NodeShape
 
 
@@ -28,9 +27,9 @@ def check_fit(ev: Evaluation) -> None:
         ev.add("fit", "skip", f"{where} and no declared node shapes (raygang:nodeShapes)")
         return
     for task in ev.distinct_tasks():
-        if empty_fit(task, nodes)[0]:
+        if empty_fit(task, nodes, ev.session)[0]:
             continue
-        reasons = empty_reasons(task, nodes)
+        reasons = empty_reasons(task, nodes, ev.session)
         message = fit_error_message(reasons, len(nodes))
         ev.add(
             "fit",
@@ -74,7 +73,7 @@ def capacity_bound(ev: Evaluation, empty: Sequence[Node]) -> tuple[Task, int, in
         want = members + extras
         if task.best_effort or want == 0:
             continue
-        holds = empty_fit(task, empty)[1]
+        holds = empty_fit(task, empty, ev.session)[1]
         if holds < want:
             return task, holds, want
     return None

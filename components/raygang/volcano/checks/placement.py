@@ -8,17 +8,19 @@ from collections.abc import Sequence
 from raygang.volcano.actions.allocate import (
     MAX_SIMULATED_PODS,
     GangOutcome,
-    best_fit_decreasing,
+    fit_failure,
     place_singly,
 )
 from raygang.volcano.actions.others import Before
 from raygang.volcano.api import (
     ZERO,
     Node,
+    Num,
     Res,
     Task,
     add_res,
     asked_names,
+    fit_error_message,
     get,
     ordered,
     short_on_node,
@@ -28,9 +30,10 @@ from raygang.volcano.api import (
 from raygang.volcano.checks.others import before_notes, notes
 from raygang.volcano.evaluation import Evaluation
 from raygang.volcano.fixes import group_fix, replica_cut
+from raygang.volcano.framework import QueueGate, Session
 from raygang.volcano.plugins.gang import gang_condition
-from raygang.volcano.plugins.predicates import fit_error_message, selects, untolerated
-from raygang.volcano.plugins.proportion import QueueGate, queue_gate
+from raygang.volcano.plugins.predicates import selects, untolerated
+from raygang.volcano.plugins.proportion import queue_gate
 
 
 def check_placement(ev: Evaluation, fair: tuple[Res, Res] | None) -> None:
@@ -77,7 +80,7 @@ def check_placement(ev: Evaluation, fair: tuple[Res, Res] | None) -> None:
         ev.add("submitter", "skip", "not reached: the gang is not placed")
         return
     extras = ev.pods.extras
-    placed, failed, errors = place_singly(extras, nodes)
+    placed, failed, errors = place_singly(extras, nodes, ev.session)
     if failed is not None:
         message = fit_error_message(errors, len(nodes))
         left = len(extras) - len(placed)
@@ -178,7 +181,7 @@ def add_placement_failure(
     volcano = gang_condition(gang.min_member, pods, outcome.allocated, failed, message)
     if "fair-share" not in ev.failed:
         ev.condition = volcano  # else the gate's refusals, not this ungated attempt, show
-    packable = best_fit_decreasing(ev.pods.gang, base)
+    packable = best_fit_decreasing(ev.pods.gang, base, ev.session)
     free = add_res(*(n.idle for n in base if selects(failed, n)))
     need = ev.pods.request()
     asked = asked_names(failed.request)
@@ -249,7 +252,7 @@ def check_submitter(ev: Evaluation, nodes: list[Node]) -> None:
     if task is None:
         ev.add("submitter", "pass", no_submitter(ev))
         return
-    placed, failed, errors = place_singly([task], nodes)
+    placed, failed, errors = place_singly([task], nodes, ev.session)
     if failed is None:
         ev.add(
             "submitter",
@@ -268,3 +271,36 @@ def check_submitter(ev: Evaluation, nodes: list[Node]) -> None:
         "placed, so the Ray job is never submitted. Fix: lower submitterPodTemplate requests, "
         "or free that much on a node the submitter may use.",
     )
+
+
+def best_fit_decreasing(tasks: Sequence[Task], nodes: Sequence[Node], session: Session) -> bool:
+    """A careful packer: biggest pods first, each onto the node it leaves tightest.
+
+    Used only to tell "Volcano's greedy order fails but a packing exists" apart from
+    "nothing fits", never as Volcano's behaviour.
+    """
+    if any(
+        not task.best_effort
+        and not any(fit_failure(task, n, session, n.idle) is None for n in nodes)
+        for task in tasks
+    ):
+        return False  # a pod no node can take even now: no packing places it
+    work = [n.copy() for n in nodes]
+
+    def size(task: Task) -> tuple[Num, ...]:
+        scalars = sum(v for n, v in task.request.items() if n not in ("cpu", "memory", "pods"))
+        return (scalars, task.request.get("cpu", 0), task.request.get("memory", 0))
+
+    def tightest(task: Task, node: Node) -> tuple[Num, ...] | None:
+        if fit_failure(task, node, session, node.idle) is not None:
+            return None
+        return tuple(node.idle.get(n, 0) - task.request[n] for n in asked_names(task.request))
+
+    for task in sorted(tasks, key=size, reverse=True):
+        if task.best_effort:
+            continue
+        ranked = [(rank, i) for i, n in enumerate(work) if (rank := tightest(task, n)) is not None]
+        if not ranked:
+            return False
+        work[min(ranked)[1]].take(task.request, pipeline=False)
+    return True

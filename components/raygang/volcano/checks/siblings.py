@@ -4,11 +4,10 @@
 from __future__ import annotations
 
 from raygang.volcano.actions.allocate import MAX_SIMULATED_PODS, place_gang
-from raygang.volcano.actions.enqueue import Admitted
-from raygang.volcano.api import Res, add_res, insufficient, show_res
+from raygang.volcano.api import Res, add_res, fit_error_message, insufficient, show_res
 from raygang.volcano.evaluation import Evaluation
+from raygang.volcano.framework import Admitted
 from raygang.volcano.jobpods import job_pods
-from raygang.volcano.plugins.predicates import fit_error_message
 from raygang.volcano.siblings import MAX_SIMULATED_SIBLINGS, SIBLINGS_NAMED
 
 
@@ -52,9 +51,11 @@ def check_siblings(ev: Evaluation) -> None:
             ]
             alone_nodes = ev.base_after_others()
             together_nodes = ev.after_siblings(gangs)
-            alone = place_gang(ev.pods.gang, alone_nodes, ev.plan.gang.min_member, whole_gang=True)
+            alone = place_gang(
+                ev.pods.gang, alone_nodes, ev.plan.gang.min_member, ev.session, whole_gang=True
+            )
             together = place_gang(
-                ev.pods.gang, together_nodes, ev.plan.gang.min_member, whole_gang=True
+                ev.pods.gang, together_nodes, ev.plan.gang.min_member, ev.session, whole_gang=True
             )
             if (alone.ready or alone.pipelined) and not (together.ready or together.pipelined):
                 problems.append(
@@ -109,7 +110,7 @@ def siblings_by_sum(ev: Evaluation, combined: Res) -> list[str]:
     """
     nodes = ev.base_after_others()
     alone = (
-        place_gang(ev.pods.gang, nodes, ev.plan.gang.min_member, whole_gang=True)
+        place_gang(ev.pods.gang, nodes, ev.plan.gang.min_member, ev.session, whole_gang=True)
         if ev.pods.created <= MAX_SIMULATED_PODS
         else None
     )

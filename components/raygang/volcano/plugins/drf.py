@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from fractions import Fraction
 
-from raygang.volcano.api import EPSILON, ZERO, Num, get
+from raygang.volcano.api import EPSILON, ZERO, Num, Res, get
+from raygang.volcano.framework import Session
 
 
 def dominant_share(allocated: Mapping[str, Num], total: Mapping[str, Num]) -> Num:
@@ -21,3 +22,17 @@ def dominant_share(allocated: Mapping[str, Num], total: Mapping[str, Num]) -> Nu
         if name != "pods" and have >= EPSILON:
             best = max(best, Fraction(get(allocated, name)) / Fraction(have))
     return best
+
+
+def on_session_open(session: Session) -> Session:
+    """The plugin's ``OnSessionOpen``: its job order, the smaller dominant share of the
+    session's cluster first."""
+    cluster = session.cluster
+    if cluster is None:
+        return session
+    total = cluster.total
+
+    def order(ready: bool, held: Res) -> Num:
+        return dominant_share(held, total)
+
+    return session.add_job_order(order)

@@ -7,7 +7,8 @@ unschedulable condition it records).
 
 from __future__ import annotations
 
-from raygang.volcano.api import Task
+from raygang.volcano.api import Res, Task
+from raygang.volcano.framework import Session
 
 
 def gang_condition(
@@ -34,3 +35,12 @@ def gang_condition(
     if failed is not None:
         text += f". Origin reason is {failed.pod_name}: {fit_message}"
     return text
+
+
+def on_session_open(session: Session) -> Session:
+    """The plugin's ``OnSessionOpen``: its job order, gangs not yet ready first."""
+
+    def order(ready: bool, held: Res) -> int:
+        return int(ready)
+
+    return session.add_job_order(order)

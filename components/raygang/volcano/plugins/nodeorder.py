@@ -7,6 +7,7 @@ scores it wraps (``noderesources/least_allocated.go``, ``balanced_allocation.go`
 from __future__ import annotations
 
 from raygang.volcano.api import ZERO, Node, Num, Task
+from raygang.volcano.framework import Session
 
 
 def node_score(task: Task, node: Node) -> int:
@@ -46,3 +47,8 @@ def least_and_share(of: Num, idle: Num, ask: Num) -> tuple[int, Num, Num]:
         return 0, 1, 1
     requested = of - idle + ask
     return max(0, (of - requested) * 100 // of), min(max(requested, 0), of), of
+
+
+def on_session_open(session: Session) -> Session:
+    """The plugin's ``OnSessionOpen``: its score as a node order function."""
+    return session.add_node_order(node_score)

@@ -13,9 +13,10 @@ from fractions import Fraction
 from typing import TYPE_CHECKING
 
 from raygang.volcano.api import Res, add_res, inqueue_resource, insufficient, scale, sub
+from raygang.volcano.framework import Admitted, Session, Vote, reserved_by
 
 if TYPE_CHECKING:
-    from raygang.volcano.cache import Cluster
+    from raygang.volcano.cache import Cluster, QueueView
 
 __all__ = [
     "DEFAULT_OVERCOMMIT_FACTOR",
@@ -75,3 +76,16 @@ def overcommit_short(
 def overcommit_event(short: Sequence[str]) -> str:
     """The Normal ``Unschedulable`` PodGroup event of a rejection."""
     return "resource in cluster is overused: " + ", ".join(f"overused {n}" for n in short)
+
+
+def on_session_open(session: Session, factor: Fraction) -> Session:
+    """The plugin's ``OnSessionOpen``: its enqueue vote over the session's cluster."""
+    cluster = session.cluster
+    if cluster is None:
+        return session
+
+    def vote(queue: QueueView, minimum: Res, admitted: Sequence[Admitted]) -> Vote | None:
+        short = overcommit_short(cluster, factor, minimum, reserved_by(admitted))
+        return Vote(False, "overcommit", overcommit_event(short)) if short else None
+
+    return session.add_job_enqueueable(vote)

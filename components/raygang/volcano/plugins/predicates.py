@@ -1,8 +1,9 @@
 """The predicates plugin: can this pod run on this node, and Volcano's words when not.
 
 Follows Volcano's ``pkg/scheduler/plugins/predicates/predicates.go`` over the kube-scheduler
-filters it calls (NodeUnschedulable, NodeAffinity, TaintToleration, NodeResourcesFit), in
-their order, and ``pkg/scheduler/api/unschedule_info.go`` for the fit error message.
+filters it calls (NodeUnschedulable, NodeAffinity, TaintToleration), in their order,
+registered as the session's predicate. The resource check (NodeResourcesFit against
+``FutureIdle``) is allocate's own (:func:`raygang.volcano.actions.allocate.fit_failure`).
 """
 
 from __future__ import annotations
@@ -12,7 +13,8 @@ from typing import Any
 
 from raygang.kube.core import NodeSelectorRequirement, NodeSelectorTerm, Toleration
 from raygang.kube.goint import parse_int64
-from raygang.volcano.api import Node, Num, Task, fits_in, short_on_node
+from raygang.volcano.api import Node, Task
+from raygang.volcano.framework import Session
 
 UNSCHEDULABLE_TAINT = "node.kubernetes.io/unschedulable"
 
@@ -110,24 +112,6 @@ def static_failure(task: Task, node: Node) -> str | None:
     return None
 
 
-def fit_failure(task: Task, node: Node, free: Mapping[str, Num] | None = None) -> str | None:
-    """Why ``task`` cannot go on ``node``, in Volcano's order and words; None if it fits.
-
-    Allocate's own resource check against FutureIdle comes first (``Insufficient``
-    names the first short resource), then the predicates.
-    """
-    room = node.future_idle() if free is None else free
-    if not fits_in(task.request, room):
-        return f"Insufficient {short_on_node(task.request, room)[0]}"
-    return static_failure(task, node)
-
-
-def fit_error_message(reasons: Mapping[str, str], total_nodes: int) -> str:
-    """``FitErrors.Error()``: ``0/N nodes are unavailable: <count> <reason>, ....``."""
-    histogram: dict[str, int] = {}
-    for reason in reasons.values():
-        histogram[reason] = histogram.get(reason, 0) + 1
-    parts = sorted(f"{count} {reason}" for reason, count in histogram.items())
-    if not parts:
-        return f"0/{total_nodes} nodes are unavailable"
-    return f"0/{total_nodes} nodes are unavailable: {', '.join(parts)}."
+def on_session_open(session: Session) -> Session:
+    """The plugin's ``OnSessionOpen``: its filters as the session's predicate."""
+    return session.add_predicate(static_failure)

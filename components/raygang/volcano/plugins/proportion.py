@@ -11,7 +11,7 @@ insufficient`` event, ``Overused`` and ``queueAllocatable``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING
@@ -33,14 +33,10 @@ from raygang.volcano.api import (
     scale,
     sub,
 )
-from raygang.volcano.cache import QueueView
+from raygang.volcano.framework import Admitted, QueueGate, Session, Vote, reserved_by
 
 if TYPE_CHECKING:
-    from raygang.volcano.cache import Cluster
-
-
-# ``queueAllocatable`` for one task: (task, what its job placed so far) -> allowed.
-QueueGate = Callable[[Task, Res], bool]
+    from raygang.volcano.cache import Cluster, QueueView
 
 
 def real_capability(
@@ -233,3 +229,35 @@ def queue_order_key(view: QueueView, share: Num) -> tuple[int, Num, str, str]:
     """``ssn.QueueOrderFn``: priority descending, share ascending (proportion), then
     creation time and name (the session's fallback)."""
     return (-view.priority, share, view.created, view.name)
+
+
+def on_session_open(session: Session, shares: Shares | None = None) -> Session:
+    """The plugin's ``OnSessionOpen``: its enqueue vote over the session's cluster (a queue
+    that is not Open takes no PodGroup, rejected without an event); with the queues'
+    ``shares`` (:func:`deserved_shares`), its queue order, ``Overused`` and
+    ``queueAllocatable`` for allocate."""
+    cluster = session.cluster
+    if cluster is None:
+        return session
+    if shares is not None:
+        deserved = shares.deserved
+
+        def order(queue: QueueView, allocated: Res) -> tuple[Num, ...]:
+            return (-queue.priority, share_of(allocated, deserved.get(queue.name, {})))
+
+        def is_overused(queue: str, allocated: Res) -> bool:
+            return overused(deserved.get(queue, {}), allocated)
+
+        def allocatable(queue: str, allocated: Res, task: Task, placed: Res) -> bool:
+            return queue_gate(deserved.get(queue, {}), allocated)(task, placed)
+
+        session = session.add_queue_order(order).add_overused(is_overused)
+        session = session.add_allocatable(allocatable)
+
+    def vote(queue: QueueView, minimum: Res, admitted: Sequence[Admitted]) -> Vote | None:
+        if not queue.open:
+            return Vote(False, "proportion")
+        short = proportion_short(cluster, queue, minimum, reserved_by(admitted, queue.name))
+        return Vote(False, "proportion", proportion_event(short)) if short else None
+
+    return session.add_job_enqueueable(vote)

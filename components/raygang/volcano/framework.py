@@ -1,0 +1,179 @@
+"""A scheduling session and its extension points.
+
+Follows Volcano's ``pkg/scheduler/framework`` (``session.go``, ``session_plugins.go``): a
+session opens over the cache's snapshot, the plugins of a configuration register their
+functions (each plugin's ``OnSessionOpen``), and the actions call the session
+(``JobEnqueueable``, ``PredicateForAllocateAction``, ``NodeOrderMapFn``), never a plugin.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import Literal
+
+from raygang.volcano.api import Node, Num, Res, Task
+from raygang.volcano.cache import Cluster, QueueView
+
+__all__ = [
+    "Admitted",
+    "Allocatable",
+    "EnqueueVoter",
+    "JobOrder",
+    "NodeOrder",
+    "Overused",
+    "Predicate",
+    "QueueGate",
+    "QueueOrder",
+    "Session",
+    "Vote",
+    "reserved_by",
+]
+
+# ``PredicateFn``: why a node refuses a task, in Volcano's words; None when it takes it.
+Predicate = Callable[[Task, Node], str | None]
+
+# ``NodeOrderMapFn``: a node's score for a task, higher first.
+NodeOrder = Callable[[Task, Node], int]
+
+# ``JobOrderFn``: a job's key, lower first, from whether its gang is ready and what it
+# holds.
+JobOrder = Callable[[bool, Res], Num]
+
+# ``QueueOrderFn``: a queue's keys, lower first, from what the queue has allocated.
+QueueOrder = Callable[["QueueView", Res], tuple[Num, ...]]
+
+# ``OverusedFn``: whether a queue has allocated its share, so allocate drops it.
+Overused = Callable[[str, Res], bool]
+
+# ``AllocatableFn``: whether a task of a queue that has allocated ``allocated`` may be
+# placed, ``placed`` being what its job placed so far in this attempt.
+Allocatable = Callable[[str, Res, Task, Res], bool]
+
+# An allocatable check bound to one queue's allocation: (task, placed so far) -> allowed.
+QueueGate = Callable[[Task, Res], bool]
+
+
+@dataclass
+class Admitted:
+    """A gang that Volcano admits before this one (a Pending PodGroup that passes now)."""
+
+    name: str
+    queue: str
+    minimum: Res
+
+
+def reserved_by(admitted: Sequence[Admitted], queue: str | None = None) -> list[Res]:
+    """The minimum of the gangs enqueued earlier in the session (of ``queue``, if given)."""
+    return [a.minimum for a in admitted if queue is None or a.queue == queue]
+
+
+@dataclass(frozen=True)
+class Vote:
+    """``JobEnqueueable``'s answer, who gave it, and the PodGroup event it records.
+
+    ``by``: the voter that rejected (``overcommit``, ``proportion``), ``session`` when the
+    queue is not in the session, or None when the job is enqueued.
+    """
+
+    admitted: bool
+    by: Literal["overcommit", "proportion", "session"] | None = None
+    event: str | None = None
+
+
+# ``JobEnqueueableFn``: a voter's rejection of a PodGroup of ``queue`` asking ``minimum``
+# (``admitted``: the gangs enqueued earlier in the session); None when it permits.
+EnqueueVoter = Callable[[QueueView, Res, Sequence[Admitted]], Vote | None]
+
+
+@dataclass(frozen=True)
+class Session:
+    """The cluster of a session and the functions its plugins registered, in tier order.
+
+    ``cluster`` is None when only declared node shapes are known (no snapshot): then only
+    the predicates and node order apply.
+    """
+
+    cluster: Cluster | None = None
+    predicates: tuple[Predicate, ...] = ()
+    node_orders: tuple[NodeOrder, ...] = ()
+    voters: tuple[EnqueueVoter, ...] = ()
+    job_orders: tuple[JobOrder, ...] = ()
+    queue_orders: tuple[QueueOrder, ...] = ()
+    overused_fns: tuple[Overused, ...] = ()
+    allocatable_fns: tuple[Allocatable, ...] = ()
+
+    def add_predicate(self, fn: Predicate) -> Session:
+        """``AddPredicateFn``: the session with ``fn`` after the predicates registered."""
+        return replace(self, predicates=(*self.predicates, fn))
+
+    def add_node_order(self, fn: NodeOrder) -> Session:
+        """``AddNodeOrderFn``: the session with ``fn`` among the scores summed."""
+        return replace(self, node_orders=(*self.node_orders, fn))
+
+    def add_job_enqueueable(self, fn: EnqueueVoter) -> Session:
+        """``AddJobEnqueueableFn``: the session with ``fn`` after the voters registered."""
+        return replace(self, voters=(*self.voters, fn))
+
+    def add_job_order(self, fn: JobOrder) -> Session:
+        """``AddJobOrderFn``."""
+        return replace(self, job_orders=(*self.job_orders, fn))
+
+    def add_queue_order(self, fn: QueueOrder) -> Session:
+        """``AddQueueOrderFn``."""
+        return replace(self, queue_orders=(*self.queue_orders, fn))
+
+    def add_overused(self, fn: Overused) -> Session:
+        """``AddOverusedFn``."""
+        return replace(self, overused_fns=(*self.overused_fns, fn))
+
+    def add_allocatable(self, fn: Allocatable) -> Session:
+        """``AddAllocatableFn``."""
+        return replace(self, allocatable_fns=(*self.allocatable_fns, fn))
+
+    def job_order_key(
+        self, ready: bool, held: Res, created: str, uid: str
+    ) -> tuple[Num | str, ...]:
+        """``JobOrderFn``: the plugins' keys in tier order, then the session's fallback
+        (creation time, then UID)."""
+        return (*(fn(ready, held) for fn in self.job_orders), created, uid)
+
+    def queue_order_key(self, queue: QueueView, allocated: Res) -> tuple[Num | str, ...]:
+        """``QueueOrderFn``: the plugins' keys in tier order, then the session's fallback
+        (creation time, then name)."""
+        keys = (key for fn in self.queue_orders for key in fn(queue, allocated))
+        return (*keys, queue.created, queue.name)
+
+    def overused(self, queue: str, allocated: Res) -> bool:
+        """``Overused``: some plugin says the queue has allocated its share."""
+        return any(fn(queue, allocated) for fn in self.overused_fns)
+
+    def allocatable(self, queue: str, allocated: Res) -> QueueGate:
+        """``Allocatable`` for the tasks of a queue that has allocated ``allocated``."""
+        fns = self.allocatable_fns
+
+        def gate(task: Task, placed: Res) -> bool:
+            return all(fn(queue, allocated, task, placed) for fn in fns)
+
+        return gate
+
+    def predicate(self, task: Task, node: Node) -> str | None:
+        """``PredicateForAllocateAction``: the first refusal of the predicates, in order."""
+        for fn in self.predicates:
+            reason = fn(task, node)
+            if reason is not None:
+                return reason
+        return None
+
+    def node_score(self, task: Task, node: Node) -> int:
+        """``NodeOrderMapFn``: the node order plugins' scores, summed."""
+        return sum(fn(task, node) for fn in self.node_orders)
+
+    def job_enqueueable(self, queue: QueueView, minimum: Res, admitted: Sequence[Admitted]) -> Vote:
+        """``JobEnqueueable``: the voters in tier order; the first rejection returns, and
+        the voters after it are not asked."""
+        for fn in self.voters:
+            rejected = fn(queue, minimum, admitted)
+            if rejected is not None:
+                return rejected
+        return Vote(True)
