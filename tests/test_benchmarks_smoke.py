@@ -65,7 +65,7 @@ def test_planning_has_both_accountings_with_and_without_snapshot(
     text, _ = quick_run
     for accounting in ("kuberay", "effective"):
         assert re.search(rf"^  {accounting}\s+none\s+\S", text, re.M)
-        # With a snapshot: timed, or skipped while raygang.volcano.preflight is missing.
+        # With a snapshot: timed, or skipped while raygang.preflight.run is missing.
         assert re.search(
             rf"^  {accounting}\s+\d+ nodes\s+(\S+ (?:µs|ms|s)\s|skipped: )", text, re.M
         )

@@ -2,7 +2,7 @@
 
 inputs → plan (:mod:`raygang.plan`) → lifecycle decision from the cluster's facts
 (:mod:`raygang.lifecycle`) → preflight against Volcano's rules
-(:mod:`raygang.volcano.preflight`). Both entry points call :func:`plan_everything`, so the
+(:mod:`raygang.preflight.run`). Both entry points call :func:`plan_everything`, so the
 offline plan and what ``pulumi up`` registers come from one code path.
 
 Internal: ``raygang`` exports ``plan_everything``, ``preflight_gate`` and ``Gate``; this
@@ -25,10 +25,10 @@ from raygang.lifecycle.facts.clock import parse_now
 from raygang.lifecycle.facts.gather import gather_facts
 from raygang.loader import Documents
 from raygang.plan import StackPlan, plan_stack
+from raygang.preflight.result import Check, PreflightResult, parse_node_shapes
+from raygang.preflight.run import NodeShape, StackView, preflight_job, stack_view
 from raygang.settings import StackSettings
-from raygang.volcano.preflight import NodeShape, StackView, preflight_job, stack_view
 from raygang.volcano.queue import QueueDecl
-from raygang.volcano.result import Check, PreflightResult, parse_node_shapes
 
 __all__ = [
     "Gate",
@@ -79,7 +79,7 @@ def finish_job(
     """Apply the lifecycle decision and the preflight to one planned job.
 
     ``stack`` is what every job of the planning pass sees alike
-    (:func:`~raygang.volcano.stack.stack_view`: the snapshot read once per pass); None
+    (:func:`~raygang.preflight.stack.stack_view`: the snapshot read once per pass); None
     judges the job alone.
 
     Raises:

@@ -17,6 +17,8 @@ from raygang.kube.snapshot import ClusterSnapshot, load_snapshot, snapshot_from_
 from raygang.kuberay.jobplan import JobPlan
 from raygang.kuberay.settings import JobSettings
 from raygang.plan import plan_job
+from raygang.preflight.result import Check, PreflightResult
+from raygang.preflight.run import preflight_job
 from raygang.rayjob.spec import parse_rayjob
 from raygang.volcano.actions.enqueue import admitted_before, vote
 from raygang.volcano.api import Node, Placement, Task
@@ -24,9 +26,7 @@ from raygang.volcano.cache import Cluster, parse_snapshot, read_cluster
 from raygang.volcano.conf import open_session
 from raygang.volcano.framework import Admitted
 from raygang.volcano.plugins.overcommit import DEFAULT_OVERCOMMIT_FACTOR
-from raygang.volcano.preflight import preflight_job
 from raygang.volcano.queue import QueueDecl, parse_queue
-from raygang.volcano.result import Check, PreflightResult
 
 from tests.builders import container, rayjob, worker
 

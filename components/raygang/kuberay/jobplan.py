@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     # Results of the layers above, attached to the plan once they are computed; imported for
     # the types only (import-linter leaves type-checking imports out of the layers contract).
     from raygang.lifecycle.model import Lifecycle
-    from raygang.volcano.result import PreflightResult
+    from raygang.preflight.result import PreflightResult
 
 __all__ = ["JobPlan", "PlannedResource"]
 
@@ -64,7 +64,7 @@ class JobPlan:
         lifecycle: what the cluster reports and what the next ``up`` does about it
             (:mod:`raygang.lifecycle`); None when no facts were gathered.
         preflight: whether Volcano will admit and place the gang
-            (:mod:`raygang.volcano.preflight`); None until preflight has run.
+            (:mod:`raygang.preflight.run`); None until preflight has run.
     """
 
     item: RayJobInput

@@ -12,8 +12,8 @@ from typing import Any
 from raygang.kube.snapshot import snapshot_from_objects
 from raygang.loader import load_documents
 from raygang.pipeline import plan_everything
+from raygang.preflight.run import preflight_job
 from raygang.settings import StackSettings
-from raygang.volcano.preflight import preflight_job
 
 from tests.volcano.conftest import (
     HERE,

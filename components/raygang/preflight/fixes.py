@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from raygang.kuberay.gang import desired_worker_replicas
+from raygang.preflight.evaluation import Evaluation
 from raygang.volcano.actions.allocate import place_gang
 from raygang.volcano.api import (
     Node,
@@ -19,7 +20,6 @@ from raygang.volcano.api import (
     show_res,
     to_res,
 )
-from raygang.volcano.evaluation import Evaluation
 from raygang.volcano.framework import QueueGate
 from raygang.volcano.plugins.predicates import untolerated
 

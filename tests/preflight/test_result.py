@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from raygang.kube.errors import SpecError
 from raygang.kube.quantity import Quantity
-from raygang.volcano.result import NodeShape, parse_node_shapes
+from raygang.preflight.result import NodeShape, parse_node_shapes
 
 from tests.volcano.conftest import (
     CHECK_NAMES,

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from raygang.preflight.checks.others import before_notes, notes
+from raygang.preflight.evaluation import Evaluation
+from raygang.preflight.fixes import group_fix, replica_cut
 from raygang.volcano.actions.allocate import (
     MAX_SIMULATED_PODS,
     GangOutcome,
@@ -27,9 +30,6 @@ from raygang.volcano.api import (
     show,
     show_res,
 )
-from raygang.volcano.checks.others import before_notes, notes
-from raygang.volcano.evaluation import Evaluation
-from raygang.volcano.fixes import group_fix, replica_cut
 from raygang.volcano.framework import QueueGate, Session
 from raygang.volcano.plugins.gang import gang_condition
 from raygang.volcano.plugins.predicates import selects, untolerated

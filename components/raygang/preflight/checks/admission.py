@@ -4,6 +4,8 @@ gang's validity (gang's ``JobValid``), and the queue's capability (proportion's
 
 from __future__ import annotations
 
+from raygang.preflight.evaluation import Evaluation
+from raygang.preflight.fixes import replica_fix
 from raygang.volcano.api import (
     Res,
     add_res,
@@ -16,8 +18,6 @@ from raygang.volcano.api import (
     sub,
 )
 from raygang.volcano.cache import QueueView, status_of
-from raygang.volcano.evaluation import Evaluation
-from raygang.volcano.fixes import replica_fix
 from raygang.volcano.plugins.gang import gang_condition
 
 _WEBHOOK = 'admission webhook "validatepodgroup.volcano.sh" denied the request: '

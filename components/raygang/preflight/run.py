@@ -73,24 +73,24 @@ from fractions import Fraction
 
 from raygang.kube.snapshot import ClusterSnapshot
 from raygang.kuberay.jobplan import JobPlan
-from raygang.volcano.actions.enqueue import admitted_before
-from raygang.volcano.checks.admission import (
+from raygang.preflight.checks.admission import (
     check_capability,
     check_gang,
     check_queue,
     check_snapshot,
 )
-from raygang.volcano.checks.enqueue import check_enqueue
-from raygang.volcano.checks.fairshare import check_fair_share
-from raygang.volcano.checks.fit import check_fit
-from raygang.volcano.checks.placement import check_placement
-from raygang.volcano.checks.siblings import check_siblings
-from raygang.volcano.evaluation import Evaluation
+from raygang.preflight.checks.enqueue import check_enqueue
+from raygang.preflight.checks.fairshare import check_fair_share
+from raygang.preflight.checks.fit import check_fit
+from raygang.preflight.checks.placement import check_placement
+from raygang.preflight.checks.siblings import check_siblings
+from raygang.preflight.evaluation import Evaluation
+from raygang.preflight.result import Check, CheckStatus, NodeShape, Phase, PreflightResult, Verdict
+from raygang.preflight.stack import StackView, stack_view
+from raygang.preflight.verdict import result_of
+from raygang.volcano.actions.enqueue import admitted_before
 from raygang.volcano.plugins.overcommit import DEFAULT_OVERCOMMIT_FACTOR
 from raygang.volcano.queue import QueueDecl
-from raygang.volcano.result import Check, CheckStatus, NodeShape, Phase, PreflightResult, Verdict
-from raygang.volcano.stack import StackView, stack_view
-from raygang.volcano.verdict import result_of
 
 __all__ = [
     "DEFAULT_OVERCOMMIT_FACTOR",

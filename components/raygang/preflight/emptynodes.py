@@ -3,7 +3,7 @@ how many such pods would the empty nodes hold.
 
 The resource check of Volcano's ``pkg/scheduler/plugins/predicates/predicates.go``
 (NodeResourcesFit) and the static predicates on each node emptied, for the "fits no node,
-even empty" answer and the capacity bound of :mod:`raygang.volcano.checks.fit`.
+even empty" answer and the capacity bound of :mod:`raygang.preflight.checks.fit`.
 """
 
 from __future__ import annotations

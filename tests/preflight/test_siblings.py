@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from raygang.kuberay.jobplan import JobPlan
+from raygang.preflight.siblings import by_queue, siblings_of
 from raygang.volcano.api import add_res, to_res
-from raygang.volcano.siblings import by_queue, siblings_of
 
 from tests.volcano.conftest import (
     job,

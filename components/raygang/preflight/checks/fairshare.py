@@ -3,8 +3,8 @@
 
 from __future__ import annotations
 
+from raygang.preflight.evaluation import Evaluation
 from raygang.volcano.api import Res, add_res, insufficient, ordered, show_res, sub
-from raygang.volcano.evaluation import Evaluation
 from raygang.volcano.plugins.gang import gang_condition
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from raygang.preflight.evaluation import Evaluation
+from raygang.preflight.fixes import replica_fix
 from raygang.volcano.api import (
     add_res,
     asked_names,
@@ -17,8 +19,6 @@ from raygang.volcano.api import (
     show_res,
     sub,
 )
-from raygang.volcano.evaluation import Evaluation
-from raygang.volcano.fixes import replica_fix
 from raygang.volcano.framework import Admitted, reserved_by
 from raygang.volcano.plugins.overcommit import factor_text, overcommit_held, overcommit_idle
 from raygang.volcano.plugins.proportion import queue_committed

@@ -1,13 +1,13 @@
-"""Empty nodes (``volcano/emptynodes.py``): "fits no node, even empty" and what they hold."""
+"""Empty nodes (``preflight/emptynodes.py``): "fits no node, even empty" and what they hold."""
 
 from __future__ import annotations
 
 from hypothesis import given
 from hypothesis import strategies as st
+from raygang.preflight.emptynodes import empty_fit, empty_reasons
 from raygang.volcano.actions.allocate import fit_failure
 from raygang.volcano.api import Node, Placement, Task
 from raygang.volcano.conf import open_session
-from raygang.volcano.emptynodes import empty_fit, empty_reasons
 
 from tests.volcano.conftest import ENGINE, GI, GPU_TAINT, TOLERATE_GPU, kinds, nodes
 

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 
 from raygang.kube.snapshot import ClusterSnapshot
 from raygang.kuberay.jobplan import JobPlan
+from raygang.preflight.siblings import QueueJobs, by_queue
 from raygang.volcano.cache import Cluster, parse_snapshot, read_cluster
 from raygang.volcano.queue import QueueDecl
-from raygang.volcano.siblings import QueueJobs, by_queue
 
 __all__ = ["StackView", "cluster_for", "stack_view"]
 
@@ -23,7 +23,7 @@ __all__ = ["StackView", "cluster_for", "stack_view"]
 @dataclass(frozen=True)
 class StackView:
     """The cluster as every job of a stack sees it (None without a snapshot), and the
-    stack's jobs by queue (:func:`raygang.volcano.siblings.by_queue`)."""
+    stack's jobs by queue (:func:`raygang.preflight.siblings.by_queue`)."""
 
     cluster: Cluster | None
     queue_jobs: Mapping[str, QueueJobs]

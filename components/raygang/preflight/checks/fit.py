@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from raygang.preflight.emptynodes import empty_fit, empty_reasons
+from raygang.preflight.evaluation import Evaluation
+from raygang.preflight.fixes import group_fix, replica_cut, static_fix
+from raygang.preflight.result import NodeShape
 from raygang.volcano.api import Node, Task, asked_names, fit_error_message, show_res, to_res
-from raygang.volcano.emptynodes import empty_fit, empty_reasons
-from raygang.volcano.evaluation import Evaluation
-from raygang.volcano.fixes import group_fix, replica_cut, static_fix
-from raygang.volcano.result import NodeShape
 
 
 def check_fit(ev: Evaluation) -> None:

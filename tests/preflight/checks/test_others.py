@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from raygang.preflight.checks.others import ahead_text, notes, share_text, step_text
 from raygang.volcano.actions.others import Ahead, Before, Later, Skipped, Step
 from raygang.volcano.cache import QueueView
-from raygang.volcano.checks.others import ahead_text, notes, share_text, step_text
 
 OURS = "ns1/ray-rayjob-sample-pg"
 

@@ -9,8 +9,8 @@ import json
 from raygang.kube.quantity import Quantity
 from raygang.kuberay.gang import Accounting
 from raygang.kuberay.settings import JobSettings
-from raygang.volcano.preflight import preflight_job
-from raygang.volcano.result import parse_node_shapes
+from raygang.preflight.result import parse_node_shapes
+from raygang.preflight.run import preflight_job
 
 from tests.builders import container, rayjob, worker
 from tests.volcano.conftest import (

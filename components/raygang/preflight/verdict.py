@@ -11,8 +11,8 @@ Pending PodGroup (``actions/allocate/allocate.go``), so no ``Origin reason`` is 
 
 from __future__ import annotations
 
-from raygang.volcano.evaluation import Evaluation, Reason
-from raygang.volcano.result import ADVISORY_CHECKS, Phase, PreflightResult, Verdict
+from raygang.preflight.evaluation import Evaluation, Reason
+from raygang.preflight.result import ADVISORY_CHECKS, Phase, PreflightResult, Verdict
 
 ORIGIN = ". Origin reason is "
 GANG = "tasks in gang unschedulable"

@@ -1,7 +1,7 @@
 """One job judged against one session: the facts every check reads, and what they found.
 
-The checks (:mod:`raygang.volcano.checks`) add their rows here; the verdict, the phase and
-the order of the reasons are made from them (:mod:`raygang.volcano.preflight`).
+The checks (:mod:`raygang.preflight.checks`) add their rows here; the verdict, the phase and
+the order of the reasons are made from them (:mod:`raygang.preflight.run`).
 """
 
 from __future__ import annotations
@@ -13,13 +13,16 @@ from typing import Literal
 
 from raygang.kuberay.gang import GangShare
 from raygang.kuberay.jobplan import JobPlan
+from raygang.preflight.jobpods import job_pods
+from raygang.preflight.result import ADVISORY_CHECKS, Check, CheckStatus, NodeShape
+from raygang.preflight.siblings import siblings_of
+from raygang.preflight.stack import StackView, cluster_for
 from raygang.volcano.actions.allocate import GangOutcome, place_gang
 from raygang.volcano.actions.others import Before, Own, place_others
 from raygang.volcano.api import Node, Res, Task, to_res
 from raygang.volcano.cache import DEFAULT_QUEUE, QueueView, declared_view
 from raygang.volcano.conf import open_session
 from raygang.volcano.framework import Admitted, QueueGate, reserved_by
-from raygang.volcano.jobpods import job_pods
 from raygang.volcano.plugins.overcommit import effective_factor, overcommit_short
 from raygang.volcano.plugins.proportion import (
     Shares,
@@ -28,9 +31,6 @@ from raygang.volcano.plugins.proportion import (
     real_capability,
 )
 from raygang.volcano.queue import QueueDecl
-from raygang.volcano.result import ADVISORY_CHECKS, Check, CheckStatus, NodeShape
-from raygang.volcano.siblings import siblings_of
-from raygang.volcano.stack import StackView, cluster_for
 
 # Where in Volcano's pipeline a reason arises: the admission webhook, the enqueue vote,
 # the allocate action, or after the gang is placed (pods beyond minMember, the submitter).

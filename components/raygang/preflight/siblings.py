@@ -32,7 +32,7 @@ class QueueJobs:
 
 def by_queue(others: Sequence[JobPlan]) -> dict[str, QueueJobs]:
     """The stack's jobs grouped by queue, each group's minResources summed (once per
-    planning pass: :class:`raygang.volcano.stack.StackView` holds it)."""
+    planning pass: :class:`raygang.preflight.stack.StackView` holds it)."""
     grouped: dict[str, list[JobPlan]] = {}
     for job in others:
         grouped.setdefault(job.queue or "default", []).append(job)

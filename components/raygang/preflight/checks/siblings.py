@@ -3,12 +3,12 @@
 
 from __future__ import annotations
 
+from raygang.preflight.evaluation import Evaluation
+from raygang.preflight.jobpods import job_pods
+from raygang.preflight.siblings import MAX_SIMULATED_SIBLINGS, SIBLINGS_NAMED
 from raygang.volcano.actions.allocate import MAX_SIMULATED_PODS, place_gang
 from raygang.volcano.api import Res, add_res, fit_error_message, insufficient, show_res
-from raygang.volcano.evaluation import Evaluation
 from raygang.volcano.framework import Admitted
-from raygang.volcano.jobpods import job_pods
-from raygang.volcano.siblings import MAX_SIMULATED_SIBLINGS, SIBLINGS_NAMED
 
 
 def check_siblings(ev: Evaluation) -> None:

@@ -1,0 +1,2 @@
+"""The preflight report: will Volcano ever admit and place a job's gang, in Volcano's words
+and ours (:mod:`raygang.preflight.run`), over the scheduler model of :mod:`raygang.volcano`."""
