@@ -167,7 +167,10 @@ class Session:
 
     def node_score(self, task: Task, node: Node) -> int:
         """``NodeOrderMapFn``: the node order plugins' scores, summed."""
-        return sum(fn(task, node) for fn in self.node_orders)
+        score = 0
+        for fn in self.node_orders:
+            score += fn(task, node)
+        return score
 
     def job_enqueueable(self, queue: QueueView, minimum: Res, admitted: Sequence[Admitted]) -> Vote:
         """``JobEnqueueable``: the voters in tier order; the first rejection returns, and

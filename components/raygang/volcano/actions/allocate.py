@@ -54,9 +54,11 @@ def node_rank(task: Task, node: Node, session: Session) -> tuple[int, int] | Non
     ``prioritizeNodes`` takes the nodes where the pod fits idle room before those where it
     needs the room terminating pods release, then the higher score of the node order.
     """
-    if fit_failure(task, node, session) is not None:
+    room = node.future_idle()
+    if fit_failure(task, node, session, room) is not None:
         return None
-    on_idle = fits_in(task.request, node.idle)
+    # FutureIdle is idle itself when nothing is terminating or pipelined on the node.
+    on_idle = room is node.idle or fits_in(task.request, node.idle)
     return (0 if on_idle else 1, -session.node_score(task, node))
 
 
