@@ -188,3 +188,12 @@ def test_stack_preflight_off_plans_as_pulumi_reads_it(
     stack.write_text(small.replace("config:\n", "config:\n  raygang:preflight: off\n", 1))
     assert main(["plan", "--stack", "t", "--project-dir", str(tmp_path)]) == 0
     assert "the boolean" not in capsys.readouterr().err
+
+
+def test_the_unknown_phase_is_said_once(capsys: pytest.CaptureFixture[str]) -> None:
+    # The table printed "phase unknown: unknown: ..." without a snapshot.
+    assert main(["plan", "--stack", "dev"]) == 0
+    lines = [line for line in capsys.readouterr().out.splitlines() if "phase " in line]
+    assert lines == [
+        "  phase         unknown: without a snapshot's nodes the enqueue vote cannot be replayed"
+    ]

@@ -58,7 +58,7 @@ def phase_of(ev: Evaluation) -> tuple[Phase | None, str]:
     if ev.failed & {"capability", "proportion"}:
         return "Pending", "enqueue refuses it (proportion: the queue can never hold minResources)"
     if status(ev, "overcommit") != "pass" or status(ev, "proportion") != "pass":
-        return None, "unknown: without a snapshot's nodes the enqueue vote cannot be replayed"
+        return None, "without a snapshot's nodes the enqueue vote cannot be replayed"
     held = "admitted (Inqueue), holding its reservation, but "
     if "gang" in ev.failed:
         return "Inqueue", held + "the gang has fewer pods than minMember, so allocate skips it"
