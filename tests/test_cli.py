@@ -197,3 +197,17 @@ def test_the_unknown_phase_is_said_once(capsys: pytest.CaptureFixture[str]) -> N
     assert lines == [
         "  phase         unknown: without a snapshot's nodes the enqueue vote cannot be replayed"
     ]
+
+
+@pytest.mark.parametrize(
+    "snapshot", sorted((ROOT / "tests" / "fixtures" / "preflight").glob("*.yaml"))
+)
+def test_a_submitter_that_requests_nothing_is_left_to_backfill(
+    snapshot: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # It was an internal error (exit 1): allocate never places a BestEffort pod.
+    job = ROOT / "tests" / "fixtures" / "good" / "future-fields.yaml"
+    code = main(["plan", str(job), "--cluster", str(snapshot), "--preflight", "warn"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "the submitter pod requests nothing (BestEffort)" in out

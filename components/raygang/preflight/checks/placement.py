@@ -252,6 +252,15 @@ def check_submitter(ev: Evaluation, nodes: list[Node]) -> None:
     if task is None:
         ev.add("submitter", "pass", no_submitter(ev))
         return
+    if task.best_effort:
+        # allocate leaves a pod that requests nothing to the backfill action.
+        ev.add(
+            "submitter",
+            "pass",
+            "the submitter pod requests nothing (BestEffort): Volcano's backfill action places "
+            "it once the RayCluster is ready",
+        )
+        return
     placed, failed, errors = place_singly([task], nodes, ev.session)
     if failed is None:
         ev.add(
