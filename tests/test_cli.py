@@ -7,6 +7,7 @@ exit status and the absence of a traceback are checked end to end.
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -211,3 +212,18 @@ def test_a_submitter_that_requests_nothing_is_left_to_backfill(
     out = capsys.readouterr().out
     assert code == 0
     assert "the submitter pod requests nothing (BestEffort)" in out
+
+
+def test_water_filling_ends_where_float64_stops_changing() -> None:
+    # A generated cluster on which proportion's deserved shares, computed in exact fractions,
+    # grew by ever smaller amounts forever: `raygang plan` never returned. Volcano's float64
+    # loop ends once nothing changes in float64; so does ours now. (The timeout only keeps a
+    # regression from hanging the suite.)
+    fixtures = ROOT / "tests" / "fixtures" / "preflight-regress"
+    done = subprocess.run(
+        [sys.executable, "-m", "raygang", "plan", str(fixtures / "water-filling-jobs.yaml"),
+         "--cluster", str(fixtures / "water-filling-snapshot.yaml"), "--format", "json"],
+        capture_output=True, text=True, timeout=600, check=False,
+    )  # fmt: skip
+    assert done.returncode == 3, done.stderr  # stuck, as the preflight judges it
+    assert json.loads(done.stdout)["jobs"]
