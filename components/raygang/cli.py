@@ -68,9 +68,12 @@ def build_plan(
     project_dir: Path,
     cluster: Path | None = None,
     now: str | None = None,
+    snapshot_max_mib: int | None = None,
 ) -> StackPlan:
     """:func:`plan_with_settings`, the plan only."""
-    return plan_with_settings(files, stack, accounting, project_dir, cluster, now)[0]
+    return plan_with_settings(
+        files, stack, accounting, project_dir, cluster, now, snapshot_max_mib
+    )[0]
 
 
 def resolve_settings(
@@ -95,6 +98,7 @@ def plan_with_settings(
     project_dir: Path,
     cluster: Path | None = None,
     now: str | None = None,
+    snapshot_max_mib: int | None = None,
 ) -> tuple[StackPlan, StackSettings]:
     """Load inputs and plan them, exactly as the Pulumi program would.
 
@@ -106,6 +110,8 @@ def plan_with_settings(
         cluster: a cluster snapshot (``kubectl get ... -A -o yaml``) for facts and preflight;
             overrides ``raygang:clusterSnapshot``.
         now: the clock for lifecycle decisions (RFC 3339); overrides ``raygang:now``.
+        snapshot_max_mib: read the snapshot with bounds sized for this many MiB; overrides
+            ``raygang:snapshotMaxMiB``.
 
     Raises:
         SpecError: every problem found in the inputs.
@@ -113,16 +119,27 @@ def plan_with_settings(
     stack, settings = resolve_settings(files, stack, project_dir)
     if accounting is not None:
         settings = settings.model_copy(update={"accounting": Accounting(accounting)})
+    if snapshot_max_mib is not None:
+        settings = settings.model_copy(update={"snapshot_max_mib": snapshot_max_mib})
     if files:
         docs = load_files(list(files))
     else:
         docs = load_files(
             [Path(m) for m in settings.manifests], settings.jobs, settings.queues, base=project_dir
         )
-    snapshot = resolve_snapshot(str(cluster), Path.cwd()) if cluster else None
+    snapshot = (
+        resolve_snapshot(str(cluster), Path.cwd(), settings.snapshot_max_mib) if cluster else None
+    )
     clock = resolve_now(now) if now else None
     plan = plan_everything(docs, settings, base=project_dir, snapshot=snapshot, now=clock)
     return plan, settings
+
+
+def _positive_mib(text: str) -> int:
+    """``--snapshot-max-mib``: a whole number of MiB, 1 to 1048576."""
+    if not (text.isascii() and text.isdigit() and 0 < int(text) <= 1 << 20):
+        raise argparse.ArgumentTypeError(f"{text[:40]!r} is not a number of MiB from 1 to 1048576")
+    return int(text)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -179,6 +196,13 @@ def _parser() -> argparse.ArgumentParser:
         ),
     )
     plan.add_argument(
+        "--snapshot-max-mib",
+        type=_positive_mib,
+        metavar="MIB",
+        help="read the cluster snapshot with bounds sized for MIB mebibytes (default 64, "
+        "about 10,000 nodes); overrides raygang:snapshotMaxMiB",
+    )
+    plan.add_argument(
         "--now", metavar="TIMESTAMP", help="fix the clock (RFC 3339) for lifecycle decisions"
     )
     plan.add_argument("--project-dir", type=Path, help="directory of Pulumi.yaml (default: found)")
@@ -228,7 +252,13 @@ def _main(argv: Sequence[str] | None) -> int:
         return EXIT_INVALID
     try:
         plan, settings = plan_with_settings(
-            args.files, args.stack, args.accounting, project_dir, args.cluster, args.now
+            args.files,
+            args.stack,
+            args.accounting,
+            project_dir,
+            args.cluster,
+            args.now,
+            args.snapshot_max_mib,
         )
     except SpecError as exc:
         print("raygang: invalid input:", file=sys.stderr)

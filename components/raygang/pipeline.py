@@ -18,6 +18,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from raygang.kube.errors import Problem, SpecError
+from raygang.kube.kubeyaml import Limits
 from raygang.kube.snapshot import ClusterSnapshot, load_snapshot
 from raygang.kuberay.jobplan import JobPlan
 from raygang.lifecycle.decide import decide
@@ -58,12 +59,19 @@ def resolve_now(text: str | None) -> datetime:
         ) from None
 
 
-def resolve_snapshot(path: str | None, base: Path) -> ClusterSnapshot | None:
-    """Load the cluster snapshot named by ``--cluster`` / ``raygang:clusterSnapshot``."""
+def resolve_snapshot(
+    path: str | None, base: Path, max_mib: int | None = None
+) -> ClusterSnapshot | None:
+    """Load the cluster snapshot named by ``--cluster`` / ``raygang:clusterSnapshot``, read
+    with bounds sized for ``max_mib`` (``--snapshot-max-mib`` / ``raygang:snapshotMaxMiB``)
+    when given, else the reader's defaults."""
     if not path:
         return None
     candidate = Path(path)
-    return load_snapshot(candidate if candidate.is_absolute() else base / candidate)
+    return load_snapshot(
+        candidate if candidate.is_absolute() else base / candidate,
+        Limits.sized(max_mib * 1024 * 1024) if max_mib else None,
+    )
 
 
 def finish_job(
@@ -182,7 +190,7 @@ def _plan_everything(
 ) -> StackPlan:
     stack = plan_stack(docs.jobs, docs.queues, settings, docs.ignored, docs.companions)
     if snapshot is None:
-        snapshot = resolve_snapshot(settings.cluster_snapshot, base)
+        snapshot = resolve_snapshot(settings.cluster_snapshot, base, settings.snapshot_max_mib)
     clock = now or resolve_now(settings.now)
     shapes = parse_node_shapes(settings.node_shapes) if settings.node_shapes else ()
     declared = {q.name: q for q in stack.queues}

@@ -55,6 +55,7 @@ KEYS = (
     "liveFacts",
     "failOnJobFailure",
     "now",
+    "snapshotMaxMiB",
 )
 
 
@@ -79,6 +80,8 @@ class StackSettings(BaseModel):
     live_facts: bool = Field(default=False, alias="liveFacts")
     fail_on_job_failure: bool = Field(default=False, alias="failOnJobFailure")
     now: str | None = None
+    # Read the snapshot with bounds sized for this many MiB (kube.kubeyaml.Limits.sized).
+    snapshot_max_mib: int | None = Field(default=None, gt=0, le=1 << 20, alias="snapshotMaxMiB")
 
     def defaults(self) -> JobSettings:
         """The job settings every job starts from."""

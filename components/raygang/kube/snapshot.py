@@ -17,10 +17,17 @@ from pathlib import Path
 from typing import Any
 
 from raygang.kube.errors import Problem, SpecError, describe_value, field_path
+from raygang.kube.kubeyaml import Limits, default_limits
 from raygang.kube.quantity import Quantity, QuantityError
 from raygang.kube.yamlfile import read_documents
 
-__all__ = ["ClusterSnapshot", "check_snapshot_documents", "load_snapshot", "snapshot_from_objects"]
+__all__ = [
+    "SNAPSHOT_MIB",
+    "ClusterSnapshot",
+    "check_snapshot_documents",
+    "load_snapshot",
+    "snapshot_from_objects",
+]
 
 ObjectKey = tuple[str, str, str]  # (kind, namespace or "", name)
 
@@ -83,6 +90,8 @@ def snapshot_from_objects(
 
 
 # --- reading a snapshot file, strictly ------------------------------------------------------
+# The bounds a snapshot is read with by default, in MiB (Limits.sized): 10,000 nodes fit.
+SNAPSHOT_MIB = 64
 _ACCEPTED = "the output of kubectl get ... -A -o yaml"
 _MAX_PROBLEMS = 20
 
@@ -372,15 +381,23 @@ def check_snapshot_documents(docs: Sequence[tuple[str, object]]) -> list[Problem
     return problems
 
 
-def load_snapshot(path: Path) -> ClusterSnapshot:
+def load_snapshot(path: Path, limits: Limits | None = None) -> ClusterSnapshot:
     """Read a snapshot file through the bounded reader, validated strictly.
+
+    ``limits`` default to ``Limits.sized`` for ``SNAPSHOT_MIB``: a snapshot is usually one
+    ``List`` document, far past the 100,000 nodes a manifest document may hold (10,000 EKS
+    nodes as ``kubectl get nodes -o yaml`` prints them: 66 MB, 2.9 million nodes).
+    ``--snapshot-max-mib`` / ``raygang:snapshotMaxMiB`` size them otherwise, and
+    ``$RAYGANG_MAX_INPUT_BYTES`` when it is larger.
 
     Raises:
         SpecError: the file is missing, too large, not YAML, or holds objects of the wrong
             shape (each problem names the object and the field).
     """
     label = str(path)
-    documents = read_documents(path, label)
+    if limits is None:  # $RAYGANG_MAX_INPUT_BYTES applies too, when it sizes them larger
+        limits = Limits.sized(max(SNAPSHOT_MIB << 20, default_limits().max_bytes))
+    documents = read_documents(path, label, limits=limits)
     many = len(documents) > 1
     docs = [(f"{label} (document {d.index})" if many else label, d.value) for d in documents]
     if not docs:

@@ -34,10 +34,14 @@ MAX_VALUES = 200_000
 
 # --- YAML -------------------------------------------------------------------------------
 def problem_from(exc: ManifestError, label: str | None = None) -> Problem:
-    """A reader's error as a problem: ``label (document N)``, the field path or the line."""
+    """A reader's error as a problem: ``label (document N, Kind name)``, the field path or
+    the line."""
     source = label or exc.source
-    if exc.document is not None and exc.document > 1:
-        source = f"{source} (document {exc.document})"
+    named = [f"document {exc.document}"] if exc.document is not None and exc.document > 1 else []
+    if exc.obj:
+        named.append(exc.obj)
+    if named:
+        source = f"{source} ({', '.join(named)})"
     if exc.line is not None and exc.problem.startswith("is not valid YAML"):
         where, message = f"line {exc.line}", exc.problem  # where the parser stopped
     elif exc.path and exc.path != "<document>":

@@ -15,7 +15,7 @@ __all__ = [
 ]
 
 
-def check_alias_ratio(root: Node, st: Stream) -> None:
+def check_alias_ratio(root: Node, st: Stream, obj: str | None) -> None:
     """go-yaml's "document contains excessive aliasing": its counters at the end of each
     alias expansion (where the ratio peaks), walking the document as go-yaml does."""
     decodes, aliased = 1, 0  # the document node
@@ -44,6 +44,7 @@ def check_alias_ratio(root: Node, st: Stream) -> None:
                 "(go-yaml's rule; Limits.max_expanded bounds the rest)",
                 st.limits.max_expanded,
                 line=node.line,
+                obj=obj,
             )
 
 

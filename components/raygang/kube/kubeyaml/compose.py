@@ -3,8 +3,10 @@
 
 The document is built bottom-up as events arrive, so nothing recurses. Nodes, depth (aliases
 expanded) and decode counts (aliases and merge keys expanded) are checked before the work
-they bound. Merges apply where they stand, the first of a list winning. Duplicate keys, and
-keys that become the same JSON text, are refused.
+they bound, per document; the values of the whole file (``Stream.values``) too. A bound
+passed names the document by its kind and name when they came before, not a field inside.
+Merges apply where they stand, the first of a list winning. Duplicate keys, and keys that
+become the same JSON text, are refused.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from raygang.kube.kubeyaml.aliasing import check_alias_ratio
 from raygang.kube.kubeyaml.compose3 import finish_map3, json_scalar3
 from raygang.kube.kubeyaml.jsondecode import SURROGATE, check_text
 from raygang.kube.kubeyaml.keys import GoKey, KeyMaker
-from raygang.kube.kubeyaml.limits import ManifestError
+from raygang.kube.kubeyaml.limits import SIZED_BY, ManifestError
 from raygang.kube.kubeyaml.nodes import (
     NULL_DOC,
     Node,
@@ -77,12 +79,39 @@ class Composer:
         return self.st.error(problem, accepted, line=line, path=path or self._path())
 
     def _limit(self, problem: str, accepted: str, limit: int, line: int | None) -> ManifestError:
-        return self.st.limit(problem, accepted, limit, line=line, path=self._path())
+        """A bound passed at one field (depth, expansion): named with its path too."""
+        return self.st.limit(
+            problem, accepted, limit, line=line, path=self._path(), obj=self._object()
+        )
+
+    def _object(self, root: Node | None = None) -> str | None:
+        """``Kind namespace/name`` of the document, from what was read of it so far (kubectl
+        prints ``kind`` and ``metadata`` before ``spec``), or None."""
+        if root is None and self.stack:
+            first = self.stack[0][0]
+            assert isinstance(first, Node)
+            root = first
+        if root is None or root.kind != "map":
+            return None
+        kind = name = namespace = None
+        for key, value in zip(root.children[::2], root.children[1::2], strict=False):
+            if key.kind != "scalar":
+                continue
+            if key.text == "kind" and value.kind == "scalar":
+                kind = value.text[:100]
+            elif key.text == "metadata" and isinstance(value.json, dict):
+                name, namespace = value.json.get("name"), value.json.get("namespace")
+        if not isinstance(kind, str):
+            return None
+        if isinstance(name, str):
+            kind += " " + (f"{namespace}/" if isinstance(namespace, str) else "") + name[:100]
+        return kind
 
     # -- events --------------------------------------------------------------------------
 
     def document(self, chunk: bytes) -> object:
         parser = events.PARSER(chunk)  # looked up here: tests swap in the pure parser
+        self.st.nodes = 0  # nodes are bounded per document
         root: Node | None = None
         try:
             while True:
@@ -119,15 +148,20 @@ class Composer:
         if root is None:
             return NULL_DOC
         lims = self.st.limits
+        obj = self._object(root)
         if root.ops + 1 > lims.max_expanded:  # +1: go-yaml counts the document itself
-            raise self._limit(
+            raise self.st.limit(
                 f"expands to more than {lims.max_expanded} values through aliases and merge keys",
-                f"at most {lims.max_expanded} values (Limits.max_expanded)",
+                f"at most {lims.max_expanded} values per document (Limits.max_expanded; "
+                f"{SIZED_BY})",
                 lims.max_expanded,
-                root.line,
+                line=root.line,
+                path=self._path(),
+                obj=obj,
             )
         if self.anchors:
-            check_alias_ratio(root, self.st)
+            check_alias_ratio(root, self.st, obj)
+        self.st.count_values(root.ops, self.first_line, obj)
         value = self._value_of(root, root.line, None)
         if self.keys.bad_keys:
             self.keys.raise_surviving_bad_key(value)
@@ -138,14 +172,17 @@ class Composer:
         return self.first_line + (mark.line if mark is not None else 0)
 
     def _count(self, line: int) -> None:
+        """One more node in this document; past ``max_nodes`` the document (named by where
+        it starts) is refused, whichever node tipped it over."""
         st = self.st
         st.nodes += 1
         if st.nodes > st.limits.max_nodes:
-            raise self._limit(
+            raise st.limit(
                 f"holds more than {st.limits.max_nodes} YAML nodes",
-                f"at most {st.limits.max_nodes} nodes (Limits.max_nodes)",
+                f"at most {st.limits.max_nodes} nodes per document (Limits.max_nodes; {SIZED_BY})",
                 st.limits.max_nodes,
-                line,
+                line=self.first_line,
+                obj=self._object(),
             )
 
     def _event(self, event: ev.Event) -> Node | None:
@@ -257,15 +294,20 @@ class Composer:
     # -- values ---------------------------------------------------------------------------
 
     def _expanded(self, node: Node, ops: int) -> None:
+        """A finished collection's decode count, checked before its value is built: per
+        document, and with the documents before it, per file."""
         lims = self.st.limits
         node.ops = min(ops, lims.max_expanded + 2)  # keeps the count small in a bomb
         if node.ops > lims.max_expanded:
             raise self._limit(
                 f"expands to more than {lims.max_expanded} values through aliases and merge keys",
-                f"at most {lims.max_expanded} values (Limits.max_expanded)",
+                f"at most {lims.max_expanded} values per document (Limits.max_expanded; "
+                f"{SIZED_BY})",
                 lims.max_expanded,
                 node.line,
             )
+        if self.st.values + node.ops > lims.max_values:
+            raise self.st.too_many_values(node.line, self._object())
 
     def _value_of(self, node: Node, line: int, segment: str | None) -> object:
         """The JSON-side value of a child, copied when it is an alias (callers may edit)."""

@@ -3,8 +3,8 @@
 The value count is bounded from the text before Python's decoder builds anything. Integers
 past int64's 20 digits and floats past float64's range are refused. ``NaN`` and
 ``Infinity`` are not JSON to Go, so kubectl then tries YAML. Duplicate keys are refused.
-Each finished value is checked for depth, node count and lone surrogates, without
-recursion.
+Each finished value is checked for depth, node count (per document) and lone surrogates,
+without recursion.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import re
 from collections.abc import Callable
 from typing import Final
 
+from raygang.kube.kubeyaml.limits import SIZED_BY
 from raygang.kube.kubeyaml.state import JSONValue, Stream
 
 __all__ = [
@@ -25,6 +26,7 @@ __all__ = [
     "check_text",
     "check_tree",
     "json_decoder",
+    "object_label",
 ]
 
 
@@ -34,18 +36,19 @@ _STRING_LITERAL: Final = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
 
 
 def bound_json_text(text: str, st: Stream) -> None:
-    """Python's json builds everything at once: bound the work first, cheaply (an upper
-    bound counting structure characters, exact once strings are taken out)."""
+    """Python's json builds each value at once: bound the work of the whole text first,
+    cheaply (an upper bound counting structure characters, exact once strings are taken
+    out), against the file's bound; each value is then counted against the document's."""
     lims = st.limits
     rough = sum(text.count(c) for c in "[{,:")
     if (
-        rough > lims.max_nodes
-        and sum(_STRING_LITERAL.sub("", text).count(c) for c in "[{,:") > lims.max_nodes
+        rough > lims.max_values
+        and sum(_STRING_LITERAL.sub("", text).count(c) for c in "[{,:") > lims.max_values
     ):
         raise st.limit(
-            f"holds more than {lims.max_nodes} values",
-            f"at most {lims.max_nodes} values (Limits.max_nodes)",
-            lims.max_nodes,
+            f"holds more than {lims.max_values} JSON values",
+            f"at most {lims.max_values} values per file (Limits.max_values; {SIZED_BY})",
+            lims.max_values,
         )
 
 
@@ -105,9 +108,24 @@ def _json_constant(text: str) -> float:
     raise NotGoJSON(text)
 
 
+def object_label(value: object) -> str | None:
+    """``Kind namespace/name`` of a decoded document, or None (named in limit errors)."""
+    if not isinstance(value, dict) or not isinstance(value.get("kind"), str):
+        return None
+    label: str = value["kind"][:100]
+    meta = value.get("metadata")
+    name = meta.get("name") if isinstance(meta, dict) else None
+    if isinstance(name, str):
+        namespace = meta.get("namespace") if isinstance(meta, dict) else None
+        label += " " + (f"{namespace}/" if isinstance(namespace, str) else "") + name[:100]
+    return label
+
+
 def check_tree(value: object, st: Stream, line: int) -> None:
-    """Depth, node count and lone surrogates of a JSON value, without recursion."""
+    """Depth, node count (``st.nodes``, from zero: one document) and lone surrogates of a
+    JSON value, without recursion."""
     lims = st.limits
+    st.nodes = 0
     stack: list[tuple[object, int]] = [(value, 0)]
     while stack:
         item, depth = stack.pop()
@@ -115,9 +133,10 @@ def check_tree(value: object, st: Stream, line: int) -> None:
         if st.nodes > lims.max_nodes:
             raise st.limit(
                 f"holds more than {lims.max_nodes} values",
-                f"at most {lims.max_nodes} values (Limits.max_nodes)",
+                f"at most {lims.max_nodes} values per document (Limits.max_nodes; {SIZED_BY})",
                 lims.max_nodes,
                 line=line,
+                obj=object_label(value),
             )
         if isinstance(item, (dict, list)):
             if depth + 1 > lims.max_depth:
@@ -126,6 +145,7 @@ def check_tree(value: object, st: Stream, line: int) -> None:
                     f"at most {lims.max_depth} levels (Limits.max_depth)",
                     lims.max_depth,
                     line=line,
+                    obj=object_label(value),
                 )
             if isinstance(item, dict):
                 for key, element in item.items():

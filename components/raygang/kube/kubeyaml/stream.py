@@ -21,8 +21,9 @@ from raygang.kube.kubeyaml.jsondecode import (
     bound_json_text,
     check_tree,
     json_decoder,
+    object_label,
 )
-from raygang.kube.kubeyaml.limits import Limits, ManifestError, check_size
+from raygang.kube.kubeyaml.limits import SIZED_BY, Limits, ManifestError, check_size
 from raygang.kube.kubeyaml.nodes import NULL_DOC
 from raygang.kube.kubeyaml.state import Document, Stream
 
@@ -87,11 +88,12 @@ def _yaml_chunks(
 
     Found with one regular expression rather than line by line: a file of millions of lines
     costs no Python work per line."""
-    if raw.count(b"\n---", start) > st.limits.max_nodes:  # each document is a node or more
+    lims = st.limits
+    if raw.count(b"\n---", start) > lims.max_values:  # each document is a value or more
         raise st.limit(
-            f"holds more than {st.limits.max_nodes} document separators",
-            f"at most {st.limits.max_nodes} nodes (Limits.max_nodes)",
-            st.limits.max_nodes,
+            f"holds more than {lims.max_values} document separators",
+            f"at most {lims.max_values} values per file (Limits.max_values; {SIZED_BY})",
+            lims.max_values,
         )
     pos = start
     line = first_line
@@ -170,5 +172,6 @@ def json_stream(raw: bytes, st: Stream) -> list[Document]:
         count += 1
         good_end = pos = end
         check_tree(value, st, line)
+        st.count_values(st.nodes, line, object_label(value))
         if value is not None:
             st.docs.append(Document(value, len(st.docs) + 1, line, True))
