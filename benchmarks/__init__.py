@@ -1,11 +1,14 @@
 """raygang benchmarks: ``python -m benchmarks`` (or ``make bench``).
 
-Scenarios, each reported as a ratio against a baseline measured in the same run:
+Scenarios, each reported as a ratio, exponent or peak measured in the same run:
 
-* ``quantity``: :class:`raygang.kube.quantity.Quantity` parsing and summing vs lightkube;
-* ``planning``: load, plan (and preflight, with a cluster snapshot) and render N jobs,
-  with the fitted growth exponent;
-* ``memory``: peak memory of the largest plan;
-* ``pulumi``: RayJobGang components vs bare resources under the SDK's mocks;
-* ``plan-vs-pulumi``: planning time vs the time Pulumi needs to register the same jobs.
+* ``file``: ``raygang plan`` of one file of 1000 KubeRay-style jobs (7 MB) as its own
+  process, against the floor (libyaml load + ``json.dumps`` of the same file), and its peak
+  resident memory;
+* ``preflight``: ``raygang plan --cluster`` of 100 jobs against a 500-node snapshot (``make
+  bench-real`` divides it by the real ``pulumi preview`` of the same jobs);
+* ``growth``: the planning pass timed in jobs and in nodes, with the fitted exponents.
+
+``python -m benchmarks.real_engine`` (``make bench-real``) runs the real Pulumi engine on a
+local control plane.
 """

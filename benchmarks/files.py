@@ -1,19 +1,20 @@
-"""The number users feel: ``raygang plan`` of 1000 jobs' files, against a floor.
+"""The number users feel: ``raygang plan`` of one file of 1000 KubeRay-style jobs, against a
+floor, and its peak memory.
 
-The files are the planning benchmark's synthetic stack (its Queues and RayJobs) written as
-multi-document YAML files of ``PER_FILE`` documents each: one file of this benchmark's 1000
-jobs (7 MB, about 700,000 YAML nodes; 10.4 worker groups per job on average) is past the
-bounded reader's 100,000-node limit per stream (``raygang.kube.kubeyaml.Limits.max_nodes``),
-which ``raygang plan`` refuses with exit 2. ``raygang plan --format json FILE...`` runs as
-its own process, as a user runs it (interpreter start and imports included). The floor is
-what no planner of those files can avoid: libyaml's C loader (``yaml.CSafeLoader``) reading
-them, then ``json.dumps(indent=2)`` of what it read, in this process. Both are measured in
-the same run, best of k, alternately.
+The file is the planning benchmark's synthetic stack (its Queues and RayJobs, 10.4 worker
+groups per job on average) written as one multi-document YAML file: 7 MB and about 700,000
+YAML nodes for 1000 jobs. ``raygang plan --format json FILE`` runs as its own process, as a
+user runs it (interpreter start and imports included), and its peak resident set size is
+the kernel's (``wait4``'s ``ru_maxrss``, what ``/usr/bin/time -v`` prints). The floor is
+what no planner of that file can avoid: libyaml's C loader (``yaml.CSafeLoader``) reading
+it, then ``json.dumps(indent=2)`` of what it read, in this process. Both are measured in the
+same run, best of k, alternately.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -27,10 +28,7 @@ import yaml
 from benchmarks.measure import best_of
 from benchmarks.synth import make_documents
 
-__all__ = ["PER_FILE", "FileResult", "run_file_plan", "write_stack_files"]
-
-# Documents per file: a round number the bounded reader accepts for these jobs.
-PER_FILE = 100
+__all__ = ["FileResult", "run_file_plan", "run_process", "write_jobs_file"]
 
 
 @dataclass(frozen=True)
@@ -38,18 +36,18 @@ class FileResult:
     """``raygang plan`` of one file against the floor of the same file.
 
     Attributes:
-        jobs: RayJobs in the files.
-        files: how many files.
-        file_bytes: their total size.
-        plan_seconds: best wall time of ``python -m raygang plan --format json FILE...``.
-        floor_seconds: best wall time of libyaml's load + ``json.dumps`` of the files.
+        jobs: RayJobs in the file.
+        file_bytes: its size.
+        plan_seconds: best wall time of ``python -m raygang plan --format json FILE``.
+        plan_peak_rss: the largest peak resident set size of those runs, in bytes.
+        floor_seconds: best wall time of libyaml's load + ``json.dumps`` of the file.
         startup_seconds: best wall time of ``python -c "import raygang.cli"`` (reported).
     """
 
     jobs: int
-    files: int
     file_bytes: int
     plan_seconds: float
+    plan_peak_rss: int
     floor_seconds: float
     startup_seconds: float
 
@@ -63,44 +61,47 @@ class FileResult:
         return {**asdict(self), "ratio": self.ratio}
 
 
-def write_stack_files(folder: Path, jobs: int, seed: int = 20251129) -> list[Path]:
-    """The benchmark's Queues and ``jobs`` RayJobs as multi-document YAML files."""
+def write_jobs_file(path: Path, jobs: int, seed: int = 20251129) -> Path:
+    """The benchmark's Queues and ``jobs`` RayJobs as one multi-document YAML file."""
     documents = [obj for _, obj in make_documents(jobs, seed)]
-    paths = []
-    for start in range(0, len(documents), PER_FILE):
-        path = folder / f"jobs-{start // PER_FILE:03d}.yaml"
-        chunk = documents[start : start + PER_FILE]
-        path.write_text(
-            yaml.dump_all(chunk, Dumper=yaml.CSafeDumper, sort_keys=False), encoding="utf-8"
-        )
-        paths.append(path)
-    return paths
+    path.write_text(
+        yaml.dump_all(documents, Dumper=yaml.CSafeDumper, sort_keys=False), encoding="utf-8"
+    )
+    return path
 
 
-def _floor(paths: list[Path]) -> str:
-    documents: list[object] = []
-    for path in paths:
-        with path.open("rb") as handle:
-            documents.extend(yaml.load_all(handle, Loader=yaml.CSafeLoader))
+def _floor(path: Path) -> str:
+    with path.open("rb") as handle:
+        documents = list(yaml.load_all(handle, Loader=yaml.CSafeLoader))
     return json.dumps(documents, indent=2)
 
 
-def _run(args: list[str]) -> float:
+def run_process(args: list[str], ok: tuple[int, ...] = (0,)) -> tuple[float, int]:
+    """Wall time and peak resident set size (bytes) of one command, output discarded."""
     start = time.perf_counter()
-    subprocess.run(args, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    return time.perf_counter() - start
+    with subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE) as proc:
+        assert proc.stderr is not None
+        errors = proc.stderr.read()
+        _, status, usage = os.wait4(proc.pid, 0)
+        proc.returncode = os.waitstatus_to_exitcode(status)
+    elapsed = time.perf_counter() - start
+    if proc.returncode not in ok:
+        raise RuntimeError(f"{args[2:5]} exited {proc.returncode}: {errors.decode()[-2000:]}")
+    peak = usage.ru_maxrss if sys.platform == "darwin" else usage.ru_maxrss * 1024
+    return elapsed, peak
 
 
 def run_file_plan(jobs: int, repeat: int) -> FileResult:
-    """Write the files, then time ``raygang plan`` of them and their floor, ``repeat`` times."""
+    """Write the file, then time ``raygang plan`` of it and its floor, ``repeat`` times."""
     with tempfile.TemporaryDirectory(prefix="raygang-bench-") as tmp:
-        paths = write_stack_files(Path(tmp), jobs)
-        plan = [sys.executable, "-m", "raygang", "plan", "--format", "json", *map(str, paths)]
+        path = write_jobs_file(Path(tmp) / "jobs.yaml", jobs)
+        plan = [sys.executable, "-m", "raygang", "plan", "--format", "json", str(path)]
         startup = [sys.executable, "-c", "import raygang.cli"]
         plan_best = floor_best = startup_best = float("inf")
+        peak = 0
         for _ in range(max(1, repeat)):
-            floor_best = min(floor_best, best_of(1, lambda: _floor(paths))[0])
-            plan_best = min(plan_best, _run(plan))
-            startup_best = min(startup_best, _run(startup))
-        size = sum(p.stat().st_size for p in paths)
-        return FileResult(jobs, len(paths), size, plan_best, floor_best, startup_best)
+            floor_best = min(floor_best, best_of(1, lambda: _floor(path))[0])
+            seconds, rss = run_process(plan)
+            plan_best, peak = min(plan_best, seconds), max(peak, rss)
+            startup_best = min(startup_best, run_process(startup)[0])
+        return FileResult(jobs, path.stat().st_size, plan_best, peak, floor_best, startup_best)

@@ -1,8 +1,8 @@
 """``python -m benchmarks.hotspots SCENARIO``: cProfile one benchmark scenario, hot spots first.
 
-Scenarios: ``plan`` (load + planning pass + render, no snapshot), ``preflight`` (the same
-against the synthetic snapshot), ``component`` and ``bare`` (Pulumi registration under
-mocks). Prints the top functions by own time and by cumulative time.
+Scenarios: ``plan`` (load + planning pass + render, no snapshot) and ``preflight`` (the same
+against the synthetic snapshot). Prints the top functions by own time and by cumulative
+time.
 """
 
 from __future__ import annotations
@@ -25,37 +25,23 @@ __all__ = ["main"]
 def _scenario(name: str, jobs: int, nodes: int, accounting: str) -> Callable[[], object]:
     docs = make_documents(jobs)
     settings = StackSettings(accounting=Accounting(accounting))
-    if name in ("plan", "preflight"):
-        planner = load_planner()
-        if name == "plan":
-            return lambda: plan_once(planner, docs, settings)
-        snapshot = snapshot_from_objects(make_snapshot_objects(nodes))
-        return lambda: plan_once(planner, docs, settings, snapshot)
-    from raygang import load_documents
-
-    from benchmarks import pulumi_mocks
-
     planner = load_planner()
-    plan = planner(load_documents(docs), settings, None)
-    if name == "component":
-        program = pulumi_mocks._component_program(plan)
-    else:
-        program = pulumi_mocks._bare_program(pulumi_mocks.bare_inputs(plan))
-    return lambda: pulumi_mocks.run_under_mocks(program, preview=False)
+    if name == "plan":
+        return lambda: plan_once(planner, docs, settings)
+    snapshot = snapshot_from_objects(make_snapshot_objects(nodes))
+    return lambda: plan_once(planner, docs, settings, snapshot)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Profile one scenario and print its hot spots."""
     parser = argparse.ArgumentParser(prog="python -m benchmarks.hotspots")
-    parser.add_argument("scenario", choices=["plan", "preflight", "component", "bare"])
+    parser.add_argument("scenario", choices=["plan", "preflight"])
     parser.add_argument("--jobs", type=int, default=100)
     parser.add_argument("--nodes", type=int, default=500)
     parser.add_argument("--accounting", choices=[a.value for a in Accounting], default="effective")
     parser.add_argument("--top", type=int, default=25)
     args = parser.parse_args(argv)
     run = _scenario(args.scenario, args.jobs, args.nodes, args.accounting)
-    if args.scenario in ("component", "bare"):
-        run()  # warm-up: provider modules import lazily on first use
     profiler = cProfile.Profile()
     profiler.runcall(run)
     for order in ("tottime", "cumulative"):

@@ -1,25 +1,23 @@
-"""Planning benchmarks: ``load_documents`` + ``plan_everything`` + ``write_json``.
+"""How planning grows: the planning pass timed in jobs and in nodes, in this process.
 
-``raygang.plan_everything`` is what ``raygang plan`` and the Pulumi program
-run: the plan, the lifecycle decision and the preflight of every job.
+``raygang.pipeline.plan_everything`` is what ``raygang plan`` and the Pulumi program run: the
+plan, the lifecycle decision and the preflight of every job. Each point is the loaded
+documents planned against a cluster snapshot and written as JSON (the inputs are read
+before the clock starts); the growth exponent is the least-squares slope of log(time) on
+log(size), 1.0 being linear.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import functools
 import hashlib
 import io
-import time
-import tracemalloc
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from raygang import (
-    Accounting,
     ClusterSnapshot,
     Documents,
     StackPlan,
@@ -30,21 +28,18 @@ from raygang import (
     write_json,
 )
 
-from benchmarks.measure import best_of, fit_exponent, maxrss_bytes
+from benchmarks.measure import best_of, fit_exponent
 from benchmarks.synth import make_documents, make_snapshot_objects
 
 __all__ = [
-    "MemoryResult",
-    "PlanSeries",
+    "GrowthSeries",
     "load_planner",
-    "measure_memory",
     "plan_once",
-    "run_planning",
+    "run_growth",
 ]
 
 # A fixed clock keeps the lifecycle decisions (and so the plans) the same on every run.
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
-DESCRIPTION = "plan_everything (plan, lifecycle, preflight)"
 
 Planner = Callable[[Documents, StackSettings, ClusterSnapshot | None], StackPlan]
 
@@ -102,214 +97,52 @@ class DigestSink(io.TextIOBase):
         return self._hash.hexdigest()
 
 
-@dataclass
-class PlanSeries:
-    """One planning series: an accounting, with or without a cluster snapshot.
+@dataclass(frozen=True)
+class GrowthSeries:
+    """Planning time over one varying size, the other fixed.
 
     Attributes:
-        accounting: ``kuberay`` or ``effective``.
-        snapshot: a description of the snapshot (``none``, ``500 nodes``).
-        sizes: job counts.
-        seconds: best-of wall time of the whole plan, per size.
-        skipped_sizes: sizes left out because they would exceed the time budget.
-        notes: why they were left out.
+        varying: ``jobs`` or ``nodes``.
+        fixed: the other size, described (``500 nodes``, ``100 jobs``).
+        sizes: the varying size at each point.
+        seconds: best wall time at each point.
     """
 
-    accounting: str
-    snapshot: str
-    sizes: list[int] = field(default_factory=list)
-    seconds: list[float] = field(default_factory=list)
-    skipped_sizes: list[int] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
+    varying: str
+    fixed: str
+    sizes: tuple[int, ...]
+    seconds: tuple[float, ...]
 
     @property
-    def per_job(self) -> list[float]:
-        """Seconds per job, per size."""
-        return [t / n for t, n in zip(self.seconds, self.sizes, strict=True)]
-
-    @property
-    def exponent(self) -> float | None:
-        """The fitted growth exponent (None when skipped or one size only)."""
-        if len(self.sizes) < 2:
-            return None
+    def exponent(self) -> float:
+        """The fitted growth exponent."""
         return fit_exponent(self.sizes, self.seconds)
 
-    def seconds_at(self, jobs: int) -> tuple[float, bool] | None:
-        """Time for ``jobs`` jobs: measured, or extrapolated from the largest size.
-
-        Extrapolation follows the fitted exponent (at least 1, so never below linear).
-
-        Returns:
-            The seconds and whether they were measured; None when the series did not run.
-        """
-        if not self.sizes:
-            return None
-        if jobs in self.sizes:
-            return self.seconds[self.sizes.index(jobs)], True
-        exponent = max(1.0, self.exponent or 1.0)
-        growth: float = (jobs / self.sizes[-1]) ** exponent
-        return self.seconds[-1] * growth, False
-
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready."""
-        return {
-            "accounting": self.accounting,
-            "snapshot": self.snapshot,
-            "sizes": self.sizes,
-            "seconds": self.seconds,
-            "seconds_per_job": self.per_job,
-            "exponent": self.exponent,
-            "skipped_sizes": self.skipped_sizes,
-            "notes": self.notes,
-        }
+        return {**asdict(self), "exponent": self.exponent}
 
 
-@dataclass
-class PlanningResult:
-    """Every planning series plus what building the snapshot cost."""
-
-    planner: str
-    series: list[PlanSeries]
-    snapshot_nodes: int
-    snapshot_objects: int
-    snapshot_build_seconds: float
-
-    def as_dict(self) -> dict[str, Any]:
-        """JSON-ready."""
-        return {
-            "planner": self.planner,
-            "series": [s.as_dict() for s in self.series],
-            "snapshot_nodes": self.snapshot_nodes,
-            "snapshot_objects": self.snapshot_objects,
-            "snapshot_build_seconds": self.snapshot_build_seconds,
-        }
-
-
-def _predict(row: PlanSeries, n: int) -> float:
-    """Seconds ``n`` jobs should take, from the sizes measured so far.
-
-    With one point the growth is assumed to be N^1.5 (preflight can be super-linear);
-    with more, the fitted exponent (at least 1).
-    """
-    exponent = 1.5 if len(row.sizes) < 2 else max(1.0, fit_exponent(row.sizes, row.seconds))
-    growth: float = (n / row.sizes[-1]) ** exponent
-    return row.seconds[-1] * growth
-
-
-def _run_series(
-    row: PlanSeries,
-    sizes: Sequence[int],
-    budget: float,
-    measure: Callable[[int], tuple[float, int]],
-) -> None:
-    """Measure ``row`` at each size while the predicted time fits in ``budget`` seconds."""
-    spent = 0.0
-    for n in sizes:
-        if row.seconds:
-            predicted = _predict(row, n)
-            if spent + predicted > budget:
-                row.skipped_sizes.append(n)
-                row.notes.append(
-                    f"N={n} not run: about {predicted:.0f} s predicted, over the "
-                    f"{budget:.0f} s budget of this series"
-                )
-                continue
-        start = time.perf_counter()
-        seconds, planned = measure(n)
-        spent += time.perf_counter() - start
-        if planned != n:
-            raise AssertionError(f"planned {planned} jobs of {n}")
-        row.sizes.append(n)
-        row.seconds.append(seconds)
-
-
-def run_planning(
-    sizes: Sequence[int],
-    snapshot_sizes: Sequence[int],
-    repeat: int,
-    nodes: int = 500,
-    budget: float = 150.0,
-    seed: int = 20251129,
-) -> PlanningResult:
-    """Time the planner for every size and accounting, without and with a snapshot.
-
-    Args:
-        sizes: job counts without a snapshot, ascending.
-        snapshot_sizes: job counts with the snapshot, ascending (preflight is slower, so
-            these start smaller).
-        repeat: best of how many runs.
-        nodes: Nodes in the cluster snapshot.
-        budget: seconds a snapshot (preflight) series may take; larger sizes are skipped.
-        seed: the generator's seed.
-    """
+def _time(jobs: int, nodes: int, repeat: int) -> float:
     planner = load_planner()
-    objects = make_snapshot_objects(nodes)
-    start = time.perf_counter()
-    snapshot = snapshot_from_objects(objects, "bench snapshot")
-    build = time.perf_counter() - start
-    all_sizes = sorted({*sizes, *snapshot_sizes})
-    docs_by_size = {n: make_documents(n, seed) for n in all_sizes}
-    series: list[PlanSeries] = []
-    for with_snapshot in (False, True):
-        for accounting in Accounting:
-            settings = StackSettings(accounting=accounting)
-            row = PlanSeries(str(accounting), f"{nodes} nodes" if with_snapshot else "none")
-            series.append(row)
-
-            def measure(
-                n: int, settings: StackSettings = settings, with_snapshot: bool = with_snapshot
-            ) -> tuple[float, int]:
-                run = functools.partial(
-                    plan_once,
-                    planner,
-                    docs_by_size[n],
-                    settings,
-                    snapshot if with_snapshot else None,
-                )
-                seconds, (_, planned) = best_of(repeat, run)
-                return seconds, planned
-
-            if with_snapshot:
-                _run_series(row, snapshot_sizes, budget, measure)
-            else:
-                _run_series(row, sizes, float("inf"), measure)
-    return PlanningResult(DESCRIPTION, series, nodes, len(snapshot.objects), build)
-
-
-@dataclass
-class MemoryResult:
-    """Peak memory of one plan.
-
-    Attributes:
-        jobs: how many jobs were planned.
-        snapshot: the snapshot planned against (``none``, ``500 nodes``).
-        tracemalloc_peak: peak bytes allocated by Python while planning (inputs excluded;
-            the snapshot's stack-wide caches included).
-        maxrss: the process's peak resident set size right after (imports included).
-    """
-
-    jobs: int
-    snapshot: str
-    tracemalloc_peak: int
-    maxrss: int
-
-    def as_dict(self) -> dict[str, Any]:
-        """JSON-ready."""
-        return dataclasses.asdict(self)
-
-
-def measure_memory(jobs: int, nodes: int = 0, seed: int = 20251129) -> MemoryResult:
-    """Peak memory of planning ``jobs`` jobs (effective accounting), against a snapshot of
-    ``nodes`` nodes when not 0 (read anew: its caches are counted)."""
-    docs = make_documents(jobs, seed)
-    planner = load_planner()
-    snapshot = snapshot_from_objects(make_snapshot_objects(nodes), "bench") if nodes else None
-    tracemalloc.start()
-    try:
-        digest, planned = plan_once(planner, docs, StackSettings(), snapshot)
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
-    if planned != jobs or not digest:
+    docs = make_documents(jobs)
+    snapshot = snapshot_from_objects(make_snapshot_objects(nodes), f"{nodes} nodes")
+    seconds, (_, planned) = best_of(
+        repeat, lambda: plan_once(planner, docs, StackSettings(), snapshot)
+    )
+    if planned != jobs:
         raise AssertionError(f"planned {planned} jobs of {jobs}")
-    return MemoryResult(jobs, f"{nodes} nodes" if nodes else "none", peak, maxrss_bytes())
+    return seconds
+
+
+def run_growth(
+    job_sizes: Sequence[int], node_sizes: Sequence[int], jobs: int, nodes: int, repeat: int
+) -> list[GrowthSeries]:
+    """Two series: ``job_sizes`` jobs against ``nodes`` nodes, and ``jobs`` jobs against
+    ``node_sizes`` nodes (the preflight judges every job against every node)."""
+    in_jobs = tuple(_time(n, nodes, repeat) for n in job_sizes)
+    in_nodes = tuple(_time(jobs, n, repeat) for n in node_sizes)
+    return [
+        GrowthSeries("jobs", f"{nodes} nodes", tuple(job_sizes), in_jobs),
+        GrowthSeries("nodes", f"{jobs} jobs", tuple(node_sizes), in_nodes),
+    ]

@@ -1,4 +1,4 @@
-"""Deterministic synthetic inputs: RayJobs, Queues, a cluster snapshot, quantity strings.
+"""Deterministic synthetic inputs: RayJobs, Queues, cluster snapshots.
 
 Everything is drawn from a seeded :class:`random.Random`, so two runs (or two machines)
 benchmark the same documents. Jobs are generated in blocks of five whose *shape mix* is
@@ -18,7 +18,6 @@ __all__ = [
     "IMAGE",
     "eks_nodes_yaml",
     "make_documents",
-    "make_quantity_inputs",
     "make_snapshot_objects",
     "queue_manifest",
     "rayjob_manifest",
@@ -267,24 +266,6 @@ def make_snapshot_objects(
         queue["status"] = {"state": "Open"}
         items.append(queue)
     return [{"apiVersion": "v1", "kind": "List", "items": items}]
-
-
-def make_quantity_inputs(count: int, seed: int = 11) -> list[str]:
-    """Quantity strings in the forms users write (both parsers must accept them)."""
-    rng = random.Random(seed)
-    mantissas = ("1", "2", "4", "8", "16", "100", "250", "500", "1536", "1.5", "0.5", "3.75")
-    suffixes = ("", "m", "k", "M", "G", "T", "Ki", "Mi", "Gi", "Ti", "e3", "e6", "e9", "e-3")
-    out: list[str] = []
-    for _ in range(count):
-        form = rng.random()
-        if form < 0.15:
-            out.append(str(rng.choice(CPU_FORMS)))
-        elif form < 0.3:
-            out.append(str(rng.choice(MEMORY_FORMS)))
-        else:
-            out.append(rng.choice(mantissas) + rng.choice(suffixes))
-    return out
-
 
 
 _EKS_NODE = """\
