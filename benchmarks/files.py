@@ -5,7 +5,9 @@ The file is the planning benchmark's synthetic stack (its Queues and RayJobs, 10
 groups per job on average) written as one multi-document YAML file: 7 MB and about 700,000
 YAML nodes for 1000 jobs. ``raygang plan --format json FILE`` runs as its own process, as a
 user runs it (interpreter start and imports included), and its peak resident set size is
-the kernel's (``wait4``'s ``ru_maxrss``, what ``/usr/bin/time -v`` prints). The floor is
+the kernel's (``wait4``'s ``ru_maxrss``, what ``/usr/bin/time -v`` prints), taken by a small
+process that starts it: Linux counts the memory of the process that forks a command in the
+command's peak, and this one holds the file it just loaded for the floor. The floor is
 what no planner of that file can avoid: libyaml's C loader (``yaml.CSafeLoader``) reading
 it, then ``json.dumps(indent=2)`` of what it read, in this process. Both are measured in the
 same run, best of k, alternately.
@@ -14,11 +16,9 @@ same run, best of k, alternately.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import tempfile
-import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -76,19 +76,28 @@ def _floor(path: Path) -> str:
     return json.dumps(documents, indent=2)
 
 
-def run_process(args: list[str], ok: tuple[int, ...] = (0,)) -> tuple[float, int]:
+# Starts the command given as its arguments (output discarded, stderr passed on), then
+# prints its wall time and wait4's ru_maxrss, and exits with its status.
+_STARTER = """
+import os, subprocess, sys, time
+start = time.perf_counter()
+child = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL)
+_, status, usage = os.wait4(child.pid, 0)
+print(time.perf_counter() - start, usage.ru_maxrss)
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
+
+
+def run_process(args: list[str]) -> tuple[float, int]:
     """Wall time and peak resident set size (bytes) of one command, output discarded."""
-    start = time.perf_counter()
-    with subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE) as proc:
-        assert proc.stderr is not None
-        errors = proc.stderr.read()
-        _, status, usage = os.wait4(proc.pid, 0)
-        proc.returncode = os.waitstatus_to_exitcode(status)
-    elapsed = time.perf_counter() - start
-    if proc.returncode not in ok:
-        raise RuntimeError(f"{args[2:5]} exited {proc.returncode}: {errors.decode()[-2000:]}")
-    peak = usage.ru_maxrss if sys.platform == "darwin" else usage.ru_maxrss * 1024
-    return elapsed, peak
+    done = subprocess.run(
+        [sys.executable, "-c", _STARTER, *args], capture_output=True, text=True, check=False
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"{args[2:5]} exited {done.returncode}: {done.stderr[-2000:]}")
+    seconds, peak = done.stdout.split()
+    scale = 1 if sys.platform == "darwin" else 1024
+    return float(seconds), int(peak) * scale
 
 
 def run_file_plan(jobs: int, repeat: int) -> FileResult:
