@@ -22,9 +22,14 @@ objects, one after the other, each cleaned away before the next:
   every RayCluster ``status.state=ready`` (the submitter Job waits only until it exists).
 
 Both Pulumi variants use the same CLI, language host, provider and default parallelism.
-Each ``up`` runs with ``--skip-preview``, so preview and up are timed apart. Times are one
-run each (an ``up`` of 100 jobs is minutes long): the ratios raygang/bare and raygang/kubectl
-are what travels between machines, the seconds are this machine's. Nothing is asserted.
+Each ``up`` runs with ``--skip-preview``, so preview and up are timed apart, and writes the
+engine's event log, from which :mod:`benchmarks.real_engine_timeline` says per kind how long
+the create steps took and how many were in flight. With ``--parallel N ...``, raygang's
+``up`` of the largest size runs again with each ``--parallel N``. In the same run, ``raygang
+plan --cluster`` of 100 jobs against a 500-node snapshot (:mod:`benchmarks.preflight`) is
+timed against the real ``pulumi preview`` of 100 jobs. Times are one run each (an ``up`` of
+100 jobs is minutes long): the ratios are what travels between machines, the seconds are
+this machine's. Nothing is asserted; the targets are reported met or MISSED.
 """
 
 from __future__ import annotations
@@ -53,6 +58,8 @@ from raygang_localcluster import (
 )
 
 from benchmarks.measure import format_seconds, load_average, machine_info
+from benchmarks.preflight import PREFLIGHT_JOBS, PreflightResult, run_preflight_plan
+from benchmarks.real_engine_timeline import Timeline, read_timeline
 
 __all__ = ["BENCH_NODES", "NAMESPACE", "QUEUE", "SizeResult", "main", "run", "small_rayjob"]
 
@@ -67,6 +74,17 @@ BENCH_NODES = tuple(
     NodeShape(f"bench-node-{i}", cpu="64", memory="256Gi", pods=500) for i in range(4)
 )
 READY_TIMEOUT_S = 1800.0
+# name: (limit, what the value is), at the largest size run (100 jobs by default).
+TARGETS: dict[str, tuple[float, str]] = {
+    "preview-raygang/bare": (1.1, "pulumi preview, raygang / the same objects registered bare"),
+    "up-raygang/bare": (1.1, "pulumi up, raygang / the same objects registered bare"),
+    "up-raygang/kubectl": (2.0, "pulumi up, raygang / kubectl apply --server-side + wait"),
+    "plan-preflight/preview": (
+        0.25,
+        f"raygang plan --cluster ({PREFLIGHT_JOBS} jobs, 500-node snapshot) / raygang's "
+        "pulumi preview of the same number of jobs",
+    ),
+}
 GONE_TIMEOUT_S = 600.0
 
 WAITS = {
@@ -222,6 +240,7 @@ class VariantResult:
     cleanup_seconds: float
     preview: str
     waits_for: str
+    timeline: Timeline | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready."""
@@ -236,6 +255,7 @@ class SizeResult:
     objects: int
     kinds: dict[str, int]
     variants: dict[str, VariantResult] = field(default_factory=dict)
+    parallel: dict[int, VariantResult] = field(default_factory=dict)
 
     def ratio(self, phase: str, other: str) -> float | None:
         """raygang's time over ``other``'s for ``phase`` (``preview`` or ``up``)."""
@@ -252,6 +272,7 @@ class SizeResult:
             "objects": self.objects,
             "kinds": self.kinds,
             "variants": {k: v.as_dict() for k, v in self.variants.items()},
+            "raygang_up_with_parallel": {str(k): v.as_dict() for k, v in self.parallel.items()},
             "ratios": {
                 f"{phase}_raygang_over_{other}": self.ratio(phase, other)
                 for phase in ("preview", "up")
@@ -388,18 +409,7 @@ class Bench:
         for variant, pulumi in (("raygang", self.raygang), ("bare", self.bare)):
             self.say(f"  N={n} {variant}: preview, up, destroy ...")
             preview = _timed(partial(pulumi.run, "preview", "--stack", stack))
-            up = _timed(partial(pulumi.run, "up", "--yes", "--skip-preview", "--stack", stack))
-            self._check_ready(n)
-
-            def destroy(p: LocalPulumi = pulumi) -> None:
-                p.run("destroy", "--yes", "--skip-preview", "--stack", stack)
-                self._wait_gone()
-
-            result.variants[variant] = self._done(
-                VariantResult(
-                    variant, preview, up, _timed(destroy), PREVIEWS[variant], WAITS[variant]
-                )
-            )
+            result.variants[variant] = self._up(variant, pulumi, n, preview, ())
 
         def apply() -> None:
             self._kubectl_apply(rendered.queues, dry_run=False)
@@ -423,6 +433,42 @@ class Bench:
             )
         )
         return result
+
+    def run_parallel(self, result: SizeResult, parallel: Sequence[int]) -> None:
+        """raygang's ``up`` of ``result``'s size again with each ``--parallel N``."""
+        assert self.raygang is not None
+        preview = result.variants["raygang"].preview_seconds
+        for slots in parallel:
+            self.say(f"  N={result.jobs} raygang --parallel {slots}: up, destroy ...")
+            result.parallel[slots] = self._up(
+                "raygang", self.raygang, result.jobs, preview, ("--parallel", str(slots))
+            )
+
+    def _up(
+        self, variant: str, pulumi: LocalPulumi, n: int, preview: float, extra: Sequence[str]
+    ) -> VariantResult:
+        """``up`` (its event log kept), the state checked, then ``destroy`` until gone."""
+        stack = f"bench-n{n}"
+        log = self.workdir / f"events-{variant}-{n}{''.join(extra).replace('--', '-')}.jsonl"
+        log.unlink(missing_ok=True)
+        up = _timed(
+            partial(
+                pulumi.run, "up", "--yes", "--skip-preview", "--stack", stack,
+                "--event-log", str(log), *extra,
+            )
+        )  # fmt: skip
+        self._check_ready(n)
+
+        def destroy() -> None:
+            pulumi.run("destroy", "--yes", "--skip-preview", "--stack", stack)
+            self._wait_gone()
+
+        timeline = read_timeline(log) if log.is_file() else None
+        return self._done(
+            VariantResult(
+                variant, preview, up, _timed(destroy), PREVIEWS[variant], WAITS[variant], timeline
+            )
+        )
 
     def _done(self, v: VariantResult) -> VariantResult:
         self.say(
@@ -508,8 +554,58 @@ def _table(rows: Sequence[Sequence[str]], out: Callable[[str], None]) -> None:
         out(("  " + "  ".join(c.ljust(widths[i]) for i, c in enumerate(row))).rstrip())
 
 
-def report(results: Sequence[SizeResult], out: Callable[[str], None]) -> None:
-    """The times table, then the ratios table."""
+def targets(
+    results: Sequence[SizeResult], preflight: PreflightResult | None
+) -> list[tuple[str, float | None, str]]:
+    """Each target's value at the largest size run, with what it was measured on."""
+    if not results:
+        return [(name, None, "nothing ran") for name in TARGETS]
+    last = results[-1]
+    at = f"{last.jobs} jobs"
+    ours = last.variants.get("raygang")
+    plan: tuple[float | None, str] = (None, "not measured")
+    if preflight is not None and ours is not None:
+        plan = (
+            preflight.seconds / ours.preview_seconds,
+            f"plan {format_seconds(preflight.seconds)} ({preflight.jobs} jobs x "
+            f"{preflight.nodes} nodes) / preview {format_seconds(ours.preview_seconds)} "
+            f"({at})",
+        )
+    return [
+        ("preview-raygang/bare", last.ratio("preview", "bare"), at),
+        ("up-raygang/bare", last.ratio("up", "bare"), at),
+        ("up-raygang/kubectl", last.ratio("up", "kubectl"), at),
+        ("plan-preflight/preview", *plan),
+    ]
+
+
+def _timeline(name: str, timeline: Timeline, out: Callable[[str], None]) -> None:
+    out(
+        f"  {name}: {format_seconds(timeline.seconds)} of events, at most "
+        f"{timeline.max_in_flight} steps in flight"
+    )
+    rows = [["    kind", "steps", "median", "longest", "first start", "last end"]]
+    for k in timeline.kinds:
+        rows.append(
+            [
+                "    " + k.kind.rsplit(":", 1)[-1],
+                str(k.count),
+                format_seconds(k.median_seconds),
+                format_seconds(k.max_seconds),
+                format_seconds(k.first_start),
+                format_seconds(k.last_end),
+            ]
+        )
+    _table(rows, out)
+
+
+def report(
+    results: Sequence[SizeResult],
+    out: Callable[[str], None],
+    preflight: PreflightResult | None = None,
+) -> None:
+    """The times table, the ratios table, the largest size's up timelines, the
+    ``--parallel`` runs and the targets."""
     rows = [["jobs", "objects", "variant", "preview", "/job", "up", "/job", "cleanup"]]
     for r in results:
         for name in VARIANTS:
@@ -543,6 +639,41 @@ def report(results: Sequence[SizeResult], out: Callable[[str], None]) -> None:
             ]
         )
     _table(rows, out)
+    if not results:
+        return
+    last = results[-1]
+    out("")
+    out(f"[up timeline] N={last.jobs}: create steps by kind (engine event log, whole seconds)")
+    for name, variant in last.variants.items():
+        if variant.timeline is not None:
+            _timeline(name, variant.timeline, out)
+    if last.parallel:
+        out("")
+        out(f"[--parallel] raygang pulumi up of {last.jobs} jobs")
+        rows = [["parallel", "up", "up raygang/kubectl", "steps in flight"]]
+        kubectl = last.variants.get("kubectl")
+        default = last.variants["raygang"]
+        for slots, v in [(0, default), *sorted(last.parallel.items())]:
+            rows.append(
+                [
+                    str(slots) if slots else "default",
+                    format_seconds(v.up_seconds),
+                    _ratio(v.up_seconds / kubectl.up_seconds if kubectl else None),
+                    str(v.timeline.max_in_flight) if v.timeline else "n/a",
+                ]
+            )
+        _table(rows, out)
+        for slots, v in sorted(last.parallel.items()):
+            if v.timeline is not None:
+                _timeline(f"--parallel {slots}", v.timeline, out)
+    out("")
+    out("targets")
+    rows = [["target", "value", "limit", "result", "measured on"]]
+    for name, value, detail in targets(results, preflight):
+        limit = TARGETS[name][0]
+        status = "skipped" if value is None else "met" if value <= limit else "MISSED"
+        rows.append([name, _ratio(value), f"<= {limit:.2f}", status, detail])
+    _table(rows, out)
 
 
 def run(
@@ -551,14 +682,18 @@ def run(
     workdir: Path,
     bin_dir: Path,
     out: Callable[[str], None],
+    parallel: Sequence[int] = (),
 ) -> list[SizeResult]:
-    """Every size on ``cluster`` (started), smallest first."""
+    """Every size on ``cluster`` (started), smallest first; then the ``--parallel`` runs of
+    the largest."""
     bench = Bench(cluster, bin_dir, workdir, out)
     out("  preparing: manifests, `raygang plan --format yaml`, stacks, warm-up previews ...")
     rendered = bench.prepare(sizes)
     results = []
     for n in sizes:
         results.append(bench.run_size(n, rendered[n]))
+    if parallel:
+        bench.run_parallel(results[-1], parallel)
     return results
 
 
@@ -597,6 +732,14 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--sizes", type=int, nargs="+", default=[1, 10, 100], metavar="N",
                         help="job counts (default 1 10 100)")  # fmt: skip
+    parser.add_argument(
+        "--parallel", type=int, nargs="+", default=[], metavar="N",
+        help="also run raygang's up of the largest size with each --parallel N",
+    )  # fmt: skip
+    parser.add_argument(
+        "--no-preflight-plan", action="store_true",
+        help="skip timing raygang plan --cluster against the preview",
+    )  # fmt: skip
     parser.add_argument("--json", type=Path, metavar="FILE", help="also write results as JSON")
     parser.add_argument("--workdir", type=Path, help="keep the cluster, state and logs here")
     return parser
@@ -636,7 +779,12 @@ def main(
     try:
         nodes = ", ".join(f"{n.name} {n.cpu} cpu/{n.memory}/{n.pods} pods" for n in cluster.nodes)
         out(f"  nodes: {nodes}")
-        results = run(sizes, cluster, workdir, cluster.bin_dir, out)
+        results = run(sizes, cluster, workdir, cluster.bin_dir, out, args.parallel)
+        preflight = None
+        if not args.no_preflight_plan:
+            out(f"  raygang plan --cluster, {PREFLIGHT_JOBS} jobs x 500 nodes (best of 3) ...")
+            preflight = run_preflight_plan(repeat=3)
+            out(f"    {format_seconds(preflight.seconds)}")
         versions = _versions(cluster, workdir)
     finally:
         if own:
@@ -648,7 +796,7 @@ def main(
         out(f"  {name}: preview = {PREVIEWS[name]}; up waits for {WAITS[name]}")
     _table([[k, v] for k, v in versions.items()], out)
     out("")
-    report(results, out)
+    report(results, out, preflight)
     end_load = load_average()
     out(f"load {_load(end_load)} at end; one run each, on one cluster, in one process")
     if args.json is not None:
@@ -660,6 +808,11 @@ def main(
             "previews": PREVIEWS,
             "waits": WAITS,
             "sizes": [r.as_dict() for r in results],
+            "preflight_plan": preflight.as_dict() if preflight else None,
+            "targets": [
+                {"name": name, "value": value, "limit": TARGETS[name][0], "on": detail}
+                for name, value, detail in targets(results, preflight)
+            ],
         }
         args.json.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
         out(f"wrote {args.json}")

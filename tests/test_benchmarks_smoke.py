@@ -68,3 +68,32 @@ def test_json_report_matches_the_printed_targets(quick_run: tuple[str, dict[str,
     assert isinstance(growth, list)
     assert [g["varying"] for g in growth] == ["jobs", "nodes"]
     assert all(len(g["sizes"]) == len(g["seconds"]) == 2 for g in growth)
+
+
+def test_timeline_of_an_event_log(tmp_path: Path) -> None:
+    from benchmarks.real_engine_timeline import read_timeline
+
+    def step(name: str, kind: str, stamp: int, op: str = "create") -> str:
+        event, resource = name.split("/")
+        meta = {"op": op, "urn": f"urn:pulumi:s::p::{kind}::{resource}", "type": kind}
+        return json.dumps({"sequence": stamp, "timestamp": stamp, event: {"metadata": meta}})
+
+    cluster = "kubernetes:ray.io/v1:RayCluster"
+    events = [
+        step("resourcePreEvent/stack", "pulumi:pulumi:Stack", 100),
+        step("resourcePreEvent/a", cluster, 101),
+        step("resourcePreEvent/b", cluster, 102),
+        step("resOutputsEvent/a", cluster, 111),
+        step("resourcePreEvent/c", "kubernetes:batch/v1:Job", 111),
+        step("resOutputsEvent/c", "kubernetes:batch/v1:Job", 112),
+        step("resOutputsEvent/b", cluster, 120),
+        step("resOutputsEvent/stack", "pulumi:pulumi:Stack", 121),
+    ]
+    log = tmp_path / "events.jsonl"
+    log.write_text("\n".join(events) + "\n")
+    timeline = read_timeline(log)
+    assert timeline.seconds == 21 and timeline.max_in_flight == 2
+    (clusters, jobs) = timeline.kinds
+    assert (clusters.count, clusters.median_seconds, clusters.max_seconds) == (2, 18.0, 18.0)
+    assert (clusters.first_start, clusters.last_end) == (1.0, 20.0)
+    assert (jobs.kind, jobs.count, jobs.max_seconds) == ("kubernetes:batch/v1:Job", 1, 1.0)

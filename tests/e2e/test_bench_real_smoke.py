@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from raygang_localcluster import LocalCluster
 
-from benchmarks.real_engine import NAMESPACE, QUEUE, VARIANTS, main
+from benchmarks.real_engine import NAMESPACE, QUEUE, TARGETS, VARIANTS, main
 
 pytestmark = pytest.mark.e2e
 
@@ -35,6 +35,13 @@ def test_one_job_through_every_variant(cluster: LocalCluster, tmp_path: Path) ->
     for variant in size["variants"].values():
         assert variant["preview_seconds"] > 0 and variant["up_seconds"] > 0
     assert all(r is not None and r > 0 for r in size["ratios"].values()), size["ratios"]
+    # The engine's event log says where up's time went: one RayCluster create step.
+    timeline = size["variants"]["raygang"]["timeline"]
+    kinds = {k["kind"].rsplit(":", 1)[-1]: k["count"] for k in timeline["kinds"]}
+    assert kinds.get("RayCluster") == 1, timeline
+    assert [t["name"] for t in data["targets"]] == list(TARGETS)
+    assert data["preflight_plan"]["jobs"] == 100 and data["preflight_plan"]["seconds"] > 0
+    assert "plan-preflight/preview" in text
 
     # Cleaned up after itself: nothing of the benchmark's left for the next test.
     left = cluster.kubectl(
