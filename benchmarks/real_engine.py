@@ -378,6 +378,9 @@ class Bench:
         self.bare = local_pulumi(
             self.bin_dir, self.cluster.kubeconfig, self.bare_dir, self.workdir, stacks
         )
+        for pulumi in (self.raygang, self.bare):
+            # `--event-log` is a debug flag: the CLI offers it only with this set.
+            pulumi.env["PULUMI_DEBUG_COMMANDS"] = "true"
         # Untimed: the first run of each program pays for cold caches (the language host,
         # the provider binary, Python's imports); the smallest stack warms them.
         warm = f"bench-n{min(sizes)}"
