@@ -27,9 +27,7 @@ PULUMI_NAMES = {
 
 # Internal imports the benchmarks still make, each for a target the issue drops (Quantity
 # against lightkube); they go with it.
-STILL_INTERNAL = {
-    ("benchmarks/quantities.py", "raygang.kube.quantity"),
-}
+STILL_INTERNAL = {}
 
 
 def test_every_public_name_is_the_object_of_its_home_module() -> None:

@@ -66,6 +66,12 @@ def _job(name: str, queue: str, **spec: Any) -> dict[str, Any]:
     }
 
 
+def _held(queue: str, **spec: Any) -> dict[str, Any]:
+    # KubeRay suspends only a job that shuts its cluster down when it finishes; the TTL keeps
+    # the finished job's cluster for the steps after it.
+    return _job(HELD, queue, shutdownAfterJobFinishes=True, ttlSecondsAfterFinished=3600, **spec)
+
+
 def _queue(name: str) -> dict[str, Any]:
     return {"name": name, "spec": {"weight": 1, "capability": {"cpu": "8", "memory": "16Gi"}}}
 
@@ -90,7 +96,7 @@ def edges(
 ) -> LocalPulumi:
     workdir = tmp_path_factory.mktemp("edges")
     pulumi = make_pulumi(tools, cluster, workdir, ())
-    _write_stack(pulumi, [_job(HELD, "edge-a", suspend=True)])
+    _write_stack(pulumi, [_held("edge-a", suspend=True)])
     pulumi.run("stack", "init", STACK)
     return pulumi
 
@@ -124,7 +130,7 @@ def test_a_a_job_applied_suspended_starts_nothing(
 
 
 def test_b_clearing_suspend_starts_it(edges: LocalPulumi, cluster: LocalCluster) -> None:
-    _write_stack(edges, [_job(HELD, "edge-a", suspend=False)])
+    _write_stack(edges, [_held("edge-a", suspend=False)])
     _up(edges)
     assert cluster.get("rayclusters.ray.io", HELD, "-n", NS)["status"]["state"] == "ready"
     pg = cluster.get(PG_KIND, f"ray-{HELD}-pg", "-n", NS)
@@ -150,7 +156,7 @@ def test_c_a_queue_change_of_an_idle_job_applies_in_one_up(
         "submitter Job succeeded",
     )
     before = cluster.get(PG_KIND, f"ray-{HELD}-pg", "-n", NS)["metadata"]["uid"]
-    _write_stack(edges, [_job(HELD, "edge-b")])
+    _write_stack(edges, [_held("edge-b")])
     out = edges.run("preview", "--diff", "--stack", STACK).stdout
     assert _pg_line(out), out
     _up(edges)
@@ -163,7 +169,7 @@ def test_c_a_queue_change_of_an_idle_job_applies_in_one_up(
 def test_d_with_live_facts_the_finished_job_moves_back(
     edges: LocalPulumi, cluster: LocalCluster
 ) -> None:
-    _write_stack(edges, [_job(HELD, "edge-a")], **{"raygang:liveFacts": True})
+    _write_stack(edges, [_held("edge-a")], **{"raygang:liveFacts": True})
     _up(edges)
     pg = cluster.get(PG_KIND, f"ray-{HELD}-pg", "-n", NS)
     assert pg["spec"]["queue"] == "edge-a"
@@ -185,7 +191,7 @@ def _refusal(done_out: str) -> bool:
 def test_e_a_queue_change_of_a_running_job_is_refused(
     edges: LocalPulumi, cluster: LocalCluster
 ) -> None:
-    held = _job(HELD, "edge-a")
+    held = _held("edge-a")
     busy = _job(BUSY, "edge-a", submissionMode="SidecarMode")
     _write_stack(edges, [held, busy], **{"raygang:liveFacts": True})
     _up(edges)

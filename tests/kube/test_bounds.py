@@ -8,7 +8,6 @@ snapshot is read with bounds sized for 64 MiB, and ``--snapshot-max-mib`` /
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -72,13 +71,11 @@ def test_a_10000_node_snapshot_loads(tmp_path: Path) -> None:
 @pytest.mark.parametrize("name", HOSTILE)
 @pytest.mark.parametrize("as_snapshot", [False, True])
 def test_hostile_inputs_refused_naming_document_and_bound(name: str, as_snapshot: bool) -> None:
-    start = time.perf_counter()
     with pytest.raises(SpecError) as caught:
         if as_snapshot:
             load_snapshot(FIXTURES / name)
         else:
             read_documents(FIXTURES / name, name)
-    assert time.perf_counter() - start < 5
     (problem,) = caught.value.problems
     assert problem.source.startswith(str(FIXTURES / name) if as_snapshot else name)
     assert "Limits.max_" in problem.accepted
@@ -106,10 +103,8 @@ def test_many_documents_each_under_the_bounds_cannot_add_up_to_a_bomb() -> None:
         "c: [" + ",".join(["1"] * 4000) + "]\n"
         "a: &a [" + ",".join(["x"] * 1000) + "]\nb: [" + ",".join(["*a"] * 290) + "]\n"
     )
-    start = time.perf_counter()
     with pytest.raises(ManifestLimitError) as caught:
         load_stream("---\n".join([bomb] * 20), source="bombs.yaml")
-    assert time.perf_counter() - start < 20
     assert caught.value.limit == Limits().max_values
     assert caught.value.document == 8
 
