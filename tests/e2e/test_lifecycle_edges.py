@@ -129,8 +129,28 @@ def test_a_a_job_applied_suspended_starts_nothing(
     _no_changes(edges)
 
 
-def test_b_clearing_suspend_starts_it(edges: LocalPulumi, cluster: LocalCluster) -> None:
-    _write_stack(edges, [_held("edge-a", suspend=False)])
+def _pg_line(out: str) -> str:
+    lines = [line for line in out.splitlines() if "PodGroup" in line and "replace" in line]
+    return "\n".join(lines)
+
+
+def test_b_a_queue_change_of_a_suspended_job_applies_in_one_up(
+    edges: LocalPulumi, cluster: LocalCluster
+) -> None:
+    # Not running: the PodGroup is replaced, the old one deleted first (its name is fixed).
+    before = cluster.get(PG_KIND, f"ray-{HELD}-pg", "-n", NS)["metadata"]["uid"]
+    _write_stack(edges, [_held("edge-b", suspend=True)])
+    out = edges.run("preview", "--diff", "--stack", STACK).stdout
+    assert _pg_line(out), out
+    _up(edges)
+    pg = cluster.get(PG_KIND, f"ray-{HELD}-pg", "-n", NS)
+    assert pg["spec"]["queue"] == "edge-b"
+    assert pg["metadata"]["uid"] != before
+    _no_changes(edges)
+
+
+def test_c_clearing_suspend_starts_it(edges: LocalPulumi, cluster: LocalCluster) -> None:
+    _write_stack(edges, [_held("edge-b", suspend=False)])
     _up(edges)
     assert cluster.get("rayclusters.ray.io", HELD, "-n", NS)["status"]["state"] == "ready"
     pg = cluster.get(PG_KIND, f"ray-{HELD}-pg", "-n", NS)
@@ -141,12 +161,7 @@ def test_b_clearing_suspend_starts_it(edges: LocalPulumi, cluster: LocalCluster)
     _no_changes(edges)
 
 
-def _pg_line(out: str) -> str:
-    lines = [line for line in out.splitlines() if "PodGroup" in line and "replace" in line]
-    return "\n".join(lines)
-
-
-def test_c_a_queue_change_of_an_idle_job_applies_in_one_up(
+def test_d_with_live_facts_a_finished_job_moves_in_one_up(
     edges: LocalPulumi, cluster: LocalCluster
 ) -> None:
     # kwok finishes the submitter's pod at once: the job is done, nothing runs.
@@ -156,23 +171,11 @@ def test_c_a_queue_change_of_an_idle_job_applies_in_one_up(
         "submitter Job succeeded",
     )
     before = cluster.get(PG_KIND, f"ray-{HELD}-pg", "-n", NS)["metadata"]["uid"]
-    _write_stack(edges, [_held("edge-b")])
-    out = edges.run("preview", "--diff", "--stack", STACK).stdout
-    assert _pg_line(out), out
-    _up(edges)
-    pg = cluster.get(PG_KIND, f"ray-{HELD}-pg", "-n", NS)
-    assert pg["spec"]["queue"] == "edge-b"
-    assert pg["metadata"]["uid"] != before
-    _no_changes(edges)
-
-
-def test_d_with_live_facts_the_finished_job_moves_back(
-    edges: LocalPulumi, cluster: LocalCluster
-) -> None:
     _write_stack(edges, [_held("edge-a")], **{"raygang:liveFacts": True})
     _up(edges)
     pg = cluster.get(PG_KIND, f"ray-{HELD}-pg", "-n", NS)
     assert pg["spec"]["queue"] == "edge-a"
+    assert pg["metadata"]["uid"] != before
     # Finished, the cluster kept: KubeRay's cleanup recomputes the gang without the submitter.
     assert pg["spec"]["minResources"] == {"cpu": "2", "memory": "2Gi"}
     _no_changes(edges)
