@@ -92,12 +92,27 @@ def _samples() -> list[Path]:
     return sorted(p for p in SAMPLES.glob("ray-job.*.yaml") if p.name not in REFUSED)
 
 
+def _service_accounts(job: dict[str, Any]) -> set[str]:
+    cluster = job.get("spec", {}).get("rayClusterSpec", {})
+    groups = [cluster.get("headGroupSpec", {}), *cluster.get("workerGroupSpecs", [])]
+    names = {g.get("template", {}).get("spec", {}).get("serviceAccountName") for g in groups}
+    return {n for n in names if n}
+
+
 def _in_namespace(docs: list[Any], namespace: str) -> list[Any]:
     out: list[Any] = [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}}]
+    declared = {d["metadata"]["name"] for d in docs if d and d.get("kind") == "ServiceAccount"}
     for doc in docs:
         if isinstance(doc, dict) and doc.get("kind") not in ("Queue",):
             doc.setdefault("metadata", {})["namespace"] = namespace
         out.append(doc)
+        if isinstance(doc, dict) and doc.get("kind") == "RayJob":
+            # A sample that names a ServiceAccount its file lacks (pytorch-image-classifier)
+            # gets it in the file, as the README's Troubleshooting says to do: the API
+            # server refuses every pod of an unknown ServiceAccount.
+            for name in sorted(_service_accounts(doc) - declared):
+                out.append({"apiVersion": "v1", "kind": "ServiceAccount",
+                            "metadata": {"name": name, "namespace": namespace}})  # fmt: skip
     return out
 
 
