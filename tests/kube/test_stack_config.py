@@ -42,8 +42,16 @@ def test_cli_refuses(tmp_path: Path, text: str, said: str) -> None:
 
 
 def test_cli_reads_the_shipped_stacks() -> None:
-    for path in sorted((ROOT / "stacks").glob("Pulumi.*.yaml")):
-        read_stack_file(path)
+    # Each shipped stack reads to the jobs or manifest files it declares; an empty glob or a
+    # stack read as empty would fail here.
+    read = {
+        path.name: read_stack_file(path)
+        for path in sorted((ROOT / "stacks").glob("Pulumi.*.yaml"))
+        if not path.name.endswith(".local.yaml")
+    }
+    assert sorted(read) == ["Pulumi.dev.yaml", "Pulumi.ml-platform.yaml"]
+    assert [job["metadata"]["name"] for job in read["Pulumi.dev.yaml"].jobs] == ["demo-job"]
+    assert read["Pulumi.ml-platform.yaml"].manifests == ["stacks/ml-platform/jobs.yaml"]
 
 
 def _run(config: dict[str, str]) -> None:

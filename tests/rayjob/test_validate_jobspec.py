@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from raygang.kuberay.submitter import submission_id
 from raygang.loader import load_documents
 from raygang.rayjob.validate import load_rayjob, manifest_problems
 
@@ -10,7 +11,13 @@ from tests.builders import container, rayjob
 
 
 def test_an_empty_job_id_is_unset() -> None:
-    # KubeRay's InteractiveMode sample ships jobId: "" for the user to fill in later.
+    # KubeRay's InteractiveMode sample ships jobId: "" for the user to fill in later: the job
+    # loads, and its submission ID is the one it gets with no jobId at all, never "".
+    empty = load_documents([("job.yaml", rayjob(jobId=""))]).jobs[0]
+    absent = load_documents([("job.yaml", rayjob())]).jobs[0]
+    sid = submission_id(empty.name, empty.raw_spec())
+    assert sid == submission_id(absent.name, absent.raw_spec())
+    assert sid.startswith(f"{empty.name}-")
     load_documents([("job.yaml", rayjob(mode="InteractiveMode", jobId=""))])
 
 
