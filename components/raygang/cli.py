@@ -192,7 +192,7 @@ def _parser() -> argparse.ArgumentParser:
         metavar="FILE",
         help=(
             "cluster snapshot: kubectl get nodes,pods,queues,podgroups,rayclusters,jobs,"
-            "configmaps -A -o yaml"
+            "configmaps,events -A -o yaml"
         ),
     )
     plan.add_argument(

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 from raygang.kube.errors import SpecError
+from raygang.kube.snapshot import snapshot_from_objects
 from raygang.lifecycle.decide import decide
 from raygang.rayjob.spec import parse_rayjob
 from raygang.rayjob.validate import load_rayjob
@@ -18,6 +19,7 @@ from tests.lifecycle.conftest import (
     HEAD_ONLY,
     NAME,
     NO_SUBMITTER,
+    NS,
     PG,
     assert_idempotent,
     converge,
@@ -48,6 +50,54 @@ def test_delete_workers_suspends_every_group_and_shrinks_to_the_head() -> None:
     )
     assert "submitter" in roles(decided)
     assert_idempotent(plan, before, BEFORE_TTL)
+
+
+def _refused(snap: Any, uid: str | None) -> Any:
+    """The snapshot plus KubeRay v1.5's refusal of the RayCluster's suspended worker groups."""
+    event = {
+        "apiVersion": "v1",
+        "kind": "Event",
+        "metadata": {"name": f"{NAME}.refused", "namespace": NS},
+        "involvedObject": {"kind": "RayCluster", "name": NAME, "namespace": NS, "uid": uid},
+        "reason": "InvalidRayClusterSpec",
+        "type": "Warning",
+        # ValidateRayClusterSpec's words (utils/validation.go, v1.5.0) in the operator's event.
+        "message": f"The RayCluster spec is invalid {NS}/{NAME}: worker group small-group can "
+        "be suspended only when the RayJobDeletionPolicy feature gate is enabled",
+    }
+    return snapshot_from_objects([*snap.objects.values(), event], "refused")
+
+
+def test_delete_workers_scales_to_zero_where_the_operator_refuses_suspend() -> None:
+    plan = plan_of(rules_job(("DeleteWorkers", "SUCCEEDED", 0)))
+    suspended = converge(
+        snapshot("succeeded.yaml"), decide(plan, facts(snapshot("succeeded.yaml")), BEFORE_TTL)
+    )
+    uid = suspended.get("RayCluster", NS, NAME)["metadata"].get("uid")  # type: ignore[index]
+    refused = _refused(suspended, uid)
+    decided = decide(plan, facts(refused), BEFORE_TTL)
+    life = lc(decided)
+    groups = res(decided, "raycluster")["spec"]["workerGroupSpecs"]
+    assert [(g.get("suspend"), g["replicas"], g["minReplicas"]) for g in groups] == [(None, 0, 0)]
+    assert pg_gang(decided) == (1, HEAD_ONLY)  # the same gang as suspended groups give
+    assert any("RayJobDeletionPolicy feature gate" in r for r in life.reasons), life.reasons
+    assert any(
+        a.startswith(f"scale every worker group of RayCluster/{NAME} to zero") for a in life.actions
+    ), life.actions
+    assert_idempotent(plan, refused, BEFORE_TTL)
+
+
+def test_a_refusal_of_an_earlier_raycluster_changes_nothing() -> None:
+    plan = plan_of(rules_job(("DeleteWorkers", "SUCCEEDED", 0)))
+    suspended = converge(
+        snapshot("succeeded.yaml"), decide(plan, facts(snapshot("succeeded.yaml")), BEFORE_TTL)
+    )
+    cluster = dict(suspended.get("RayCluster", NS, NAME) or {})
+    cluster["metadata"] = {**cluster["metadata"], "uid": "uid-of-today"}
+    objects = {**suspended.objects, ("RayCluster", NS, NAME): cluster}
+    stale = _refused(snapshot_from_objects(list(objects.values()), "stale"), "uid-of-yesterday")
+    groups = res(decide(plan, facts(stale), BEFORE_TTL), "raycluster")["spec"]["workerGroupSpecs"]
+    assert [g.get("suspend") for g in groups] == [True]
 
 
 def test_delete_cluster_waits_for_its_ttl() -> None:

@@ -4,7 +4,7 @@ Preflight and lifecycle facts both read it. A snapshot is a ``v1`` ``List`` (or 
 stream of such lists and single objects), for example::
 
     kubectl get nodes,pods,queues.scheduling.volcano.sh,podgroups.scheduling.volcano.sh,\\
-      rayclusters.ray.io,jobs.batch,configmaps -A -o yaml > cluster.yaml
+      rayclusters.ray.io,jobs.batch,configmaps,events -A -o yaml > cluster.yaml
 """
 
 from __future__ import annotations
@@ -214,6 +214,13 @@ _KINDS: dict[str, Shape] = {
         "status": {"state": "str"},
     },
     "ConfigMap": {"data": "strmap"},
+    # core/v1 Events the lifecycle reads: the KubeRay operator's refusal of a RayCluster spec.
+    "Event": {
+        "involvedObject": {"kind": "str", "name": "str", "namespace": "str", "uid": "str"},
+        "reason": "str",
+        "message": "str",
+        "type": "str",
+    },
 }
 
 _RFC3339 = re.compile(

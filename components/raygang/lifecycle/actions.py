@@ -116,6 +116,15 @@ def diff(
                     f"suspend every worker group of RayCluster/{rc.name} "
                     f"({why.get('raycluster', '')})"
                 )
+            elif (
+                groups
+                and all(g.get("replicas") == 0 and g.get("minReplicas") == 0 for g in groups)
+                and not live_rc.workers_scaled_to_zero
+            ):
+                out.append(
+                    f"scale every worker group of RayCluster/{rc.name} to zero "
+                    f"({why.get('raycluster', '')})"
+                )
             elif live_rc.spec is not None and _parsed_cluster(rc) not in (None, live_rc.spec):
                 # Compared as parsed models, so defaults the API server filled in and fields
                 # raygang does not read make no difference.

@@ -40,6 +40,7 @@ __all__ = [
     "podgroup_with",
     "record_data",
     "run_resources",
+    "scale_workers_to_zero",
     "suspend_workers",
     "with_fields",
     "with_manifest",
@@ -131,6 +132,21 @@ def suspend_workers(manifest: dict[str, Any]) -> None:
     for group in manifest.get("spec", {}).get("workerGroupSpecs") or []:
         if isinstance(group, dict):
             group["suspend"] = True
+
+
+def scale_workers_to_zero(manifest: dict[str, Any]) -> None:
+    """Set every worker group of a RayCluster manifest to zero workers (DeleteWorkers, old KubeRay).
+
+    KubeRay before v1.7 refuses ``suspend: true`` on a worker group unless its
+    ``RayJobDeletionPolicy`` feature gate is on (``ValidateRayClusterSpec``, v1.5.0); zero
+    replicas is valid on every version and deletes the same pods (DeleteWorkers is refused
+    with the autoscaler, so ``replicas`` is what the operator follows).
+    """
+    for group in manifest.get("spec", {}).get("workerGroupSpecs") or []:
+        if isinstance(group, dict):
+            group.pop("suspend", None)
+            group["replicas"] = 0
+            group["minReplicas"] = 0
 
 
 def attempt_objects(resources: Mapping[str, PlannedResource]) -> dict[str, PlannedResource]:

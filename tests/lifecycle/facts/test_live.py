@@ -20,6 +20,12 @@ class _Listing:
         return {"items": self.items}
 
 
+def _field(obj: dict[str, Any], path: str) -> Any:
+    for key in path.split("."):
+        obj = obj.get(key) or {}
+    return obj
+
+
 class ResourceNotFoundError(Exception):
     """Named like the kubernetes client's, which live_snapshot recognizes by name."""
 
@@ -28,15 +34,15 @@ class _FakeKubernetes:
     """The slice of the kubernetes client live_snapshot uses, over fixture objects."""
 
     def __init__(self, objects: list[dict[str, Any]], missing: tuple[str, ...] = ()) -> None:
-        self.calls: list[tuple[str, str, str]] = []
+        self.calls: list[tuple[str, str, str, str]] = []
         fake = self
 
         class Resource:
             def __init__(self, api_version: str, kind: str) -> None:
                 self.api_version, self.kind = api_version, kind
 
-            def get(self, namespace: str, label_selector: str) -> _Listing:
-                fake.calls.append((self.kind, namespace, label_selector))
+            def get(self, namespace: str, label_selector: str, field_selector: str) -> _Listing:
+                fake.calls.append((self.kind, namespace, label_selector, field_selector))
                 items = []
                 for obj in objects:
                     meta = obj["metadata"]
@@ -46,6 +52,11 @@ class _FakeKubernetes:
                         key, value = label_selector.split("=")
                         if (meta.get("labels") or {}).get(key) != value:
                             continue
+                    if field_selector and not all(
+                        _field(obj, path) == value
+                        for path, value in (f.split("=") for f in field_selector.split(","))
+                    ):
+                        continue
                     items.append({k: v for k, v in obj.items() if k not in ("kind", "apiVersion")})
                 return _Listing(items)
 
@@ -84,8 +95,42 @@ def test_live_snapshot_reads_the_lifecycle_kinds() -> None:
     assert found.cluster is not None and found.cluster.head_submitter is not None
     assert found.own_record is not None
     assert found.podgroup is None  # the CRD is "not installed"
-    assert ("ConfigMap", "ml", "app.kubernetes.io/managed-by=raygang") in fake.calls
-    assert ("Pod", "ml", "ray.io/node-type=head") in fake.calls
+    assert ("ConfigMap", "ml", "app.kubernetes.io/managed-by=raygang", "") in fake.calls
+    assert ("Pod", "ml", "ray.io/node-type=head", "") in fake.calls
+
+
+def _event(reason: str, kind: str, message: str) -> dict[str, Any]:
+    return {
+        "apiVersion": "v1",
+        "kind": "Event",
+        "metadata": {"name": f"rayjob-sample.{reason}.{kind}", "namespace": "ml"},
+        "involvedObject": {"kind": kind, "name": "rayjob-sample"},
+        "reason": reason,
+        "type": "Warning",
+        "message": message,
+    }
+
+
+def test_live_snapshot_reads_only_the_operators_refusals_of_a_raycluster() -> None:
+    refusal = (
+        "The RayCluster spec is invalid ml/rayjob-sample: worker group small-group can be "
+        "suspended only when the RayJobDeletionPolicy feature gate is enabled"
+    )
+    objects = [
+        *fixture_objects("sidecar-succeeded.yaml"),
+        _event("InvalidRayClusterSpec", "RayCluster", refusal),
+        # Not read: another reason, another kind (the listing's field selector drops them).
+        _event("Created", "RayCluster", "Created service"),
+        _event("InvalidRayClusterSpec", "RayJob", refusal),
+    ]
+    fake = _FakeKubernetes(objects)
+    snap = live_snapshot(["ml"], kubernetes=fake)
+    assert [e["reason"] for e in snap.of_kind("Event")] == ["InvalidRayClusterSpec"]
+    assert ("Event", "ml", "", "involvedObject.kind=RayCluster,reason=InvalidRayClusterSpec") in (
+        fake.calls
+    )
+    found = gather_facts(snap, "ml", "rayjob-sample")
+    assert found.cluster is not None and found.cluster.suspend_refused == refusal
 
 
 @pytest.mark.skipif(

@@ -165,7 +165,40 @@ def _cluster_facts(
             as_list(head_spec.get("containers")), SUBMISSION_ID_ENV, only=SUBMITTER_CONTAINER
         ),
         head_submitter=_sidecar_facts(head_pod, notes) if head_pod is not None else None,
+        scaled_to_zero_groups=tuple(str(g.get("groupName", "")) for g in groups if _no_workers(g)),
+        suspend_refused=_suspend_refused(snapshot, namespace, name, meta.get("uid")),
     )
+
+
+# KubeRay v1.5 ``ValidateRayClusterSpec`` (``utils/validation.go``): a suspended worker group
+# needs the RayJobDeletionPolicy feature gate; the operator records the refusal as a Warning
+# event and leaves the cluster as it was.
+REFUSED_REASON = "InvalidRayClusterSpec"
+REFUSED_SUSPEND = "can be suspended only when the RayJobDeletionPolicy feature gate is enabled"
+
+
+def _suspend_refused(
+    snapshot: ClusterSnapshot, namespace: str, name: str, uid: object
+) -> str | None:
+    """The operator's latest refusal of this RayCluster's suspended worker groups, if any."""
+    for event in snapshot.of_kind("Event"):
+        meta = as_mapping(event.get("metadata"))
+        about = as_mapping(event.get("involvedObject"))
+        if (
+            str(meta.get("namespace") or "") == namespace
+            and about.get("kind") == "RayCluster"
+            and about.get("name") == name
+            # An event of an earlier RayCluster of the same name says nothing of this one.
+            and (uid is None or about.get("uid") in (None, uid))
+            and event.get("reason") == REFUSED_REASON
+            and REFUSED_SUSPEND in str(event.get("message") or "")
+        ):
+            return str(event.get("message"))
+    return None
+
+
+def _no_workers(group: Mapping[str, Any]) -> bool:
+    return group.get("replicas") == 0 and group.get("minReplicas") in (None, 0)
 
 
 def _podgroup_facts(obj: Mapping[str, Any]) -> PodGroupFacts:

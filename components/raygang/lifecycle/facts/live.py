@@ -3,8 +3,10 @@
 The kinds are those :func:`raygang.lifecycle.facts.gather.gather_facts` reads: the
 objects KubeRay's RayJob controller watches for a job (``rayjob_controller.go`` v1.7.0,
 ``SetupWithManager``: the RayJob's RayCluster and submitter Job) plus the Volcano PodGroup,
-the job record and the head pods. They are listed with the optional ``kubernetes``
-client's dynamic client, one list per kind and namespace.
+the job record, the head pods and the operator's refusals of a RayCluster spec (Events of
+reason ``InvalidRayClusterSpec``: an operator before v1.7 refuses suspended worker groups).
+They are listed with the optional ``kubernetes`` client's dynamic client, one list per kind
+and namespace.
 """
 
 from __future__ import annotations
@@ -16,17 +18,20 @@ from typing import Any
 from raygang.kube.snapshot import ClusterSnapshot, snapshot_from_objects
 from raygang.kuberay.manifests import MANAGED_BY_LABEL
 from raygang.lifecycle.facts.fields import as_list, as_mapping
+from raygang.lifecycle.facts.gather import REFUSED_REASON
 
 __all__ = ["LIVE_KINDS", "live_snapshot"]
 
-#: The kinds lifecycle facts need, as (apiVersion, kind, label selector). ConfigMaps and
-#: Pods are listed by label (records, head pods), so a busy namespace stays a small read.
-LIVE_KINDS: tuple[tuple[str, str, str], ...] = (
-    ("batch/v1", "Job", ""),
-    ("ray.io/v1", "RayCluster", ""),
-    ("scheduling.volcano.sh/v1beta1", "PodGroup", ""),
-    ("v1", "ConfigMap", f"{MANAGED_BY_LABEL}=raygang"),
-    ("v1", "Pod", "ray.io/node-type=head"),
+#: The kinds lifecycle facts need, as (apiVersion, kind, label selector, field selector).
+#: ConfigMaps and Pods are listed by label (records, head pods) and Events by reason, so a
+#: busy namespace stays a small read.
+LIVE_KINDS: tuple[tuple[str, str, str, str], ...] = (
+    ("batch/v1", "Job", "", ""),
+    ("ray.io/v1", "RayCluster", "", ""),
+    ("scheduling.volcano.sh/v1beta1", "PodGroup", "", ""),
+    ("v1", "ConfigMap", f"{MANAGED_BY_LABEL}=raygang", ""),
+    ("v1", "Pod", "ray.io/node-type=head", ""),
+    ("v1", "Event", "", f"involvedObject.kind=RayCluster,reason={REFUSED_REASON}"),
 )
 
 
@@ -37,7 +42,7 @@ def live_snapshot(
 
     The client is optional (it is not a dependency of raygang): without it, write a
     snapshot with ``kubectl get jobs.batch,rayclusters.ray.io,podgroups.scheduling.volcano.sh,
-    configmaps,pods -n NS -o yaml`` and pass the file instead.
+    configmaps,pods,events -n NS -o yaml`` and pass the file instead.
 
     Args:
         namespaces: the namespaces of the stack's jobs.
@@ -63,7 +68,7 @@ def live_snapshot(
     api_client = kubernetes.config.new_client_from_config(context=context)
     dynamic = kubernetes.dynamic.DynamicClient(api_client)
     objects: list[Mapping[str, Any]] = []
-    for api_version, kind, selector in LIVE_KINDS:
+    for api_version, kind, selector, fields in LIVE_KINDS:
         try:
             resource = dynamic.resources.get(api_version=api_version, kind=kind)
         except Exception as exc:
@@ -71,7 +76,9 @@ def live_snapshot(
                 continue  # Volcano or KubeRay not installed: nothing of that kind exists
             raise
         for namespace in sorted(set(namespaces)):
-            listing = resource.get(namespace=namespace, label_selector=selector)
+            listing = resource.get(
+                namespace=namespace, label_selector=selector, field_selector=fields
+            )
             data = listing.to_dict() if hasattr(listing, "to_dict") else dict(listing)
             for item in as_list(data.get("items")):
                 # List items carry no kind or apiVersion; the snapshot index needs both.

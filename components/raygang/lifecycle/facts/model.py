@@ -162,6 +162,11 @@ class ClusterFacts:
             container; None in other modes.
         head_submitter: SidecarMode: the submitter container's status in the head pod,
             when the snapshot holds the head pod.
+        scaled_to_zero_groups: the names of the groups declaring ``replicas: 0`` (and no
+            ``minReplicas`` above it): no workers.
+        suspend_refused: the KubeRay operator's event refusing suspended worker groups
+            (before v1.7 they need its ``RayJobDeletionPolicy`` feature gate, off by
+            default); None when the snapshot holds no such event for this RayCluster.
     """
 
     name: str
@@ -174,6 +179,8 @@ class ClusterFacts:
     attempt: int | None = None
     submission_id: str | None = None
     head_submitter: SidecarFacts | None = None
+    scaled_to_zero_groups: tuple[str, ...] = ()
+    suspend_refused: str | None = None
 
     @property
     def workers_suspended(self) -> bool:
@@ -183,6 +190,12 @@ class ClusterFacts:
         ``isDeletionActionCompleted``: there is nothing left to delete.
         """
         return len(self.suspended_groups) == len(self.worker_groups)
+
+    @property
+    def workers_scaled_to_zero(self) -> bool:
+        """True when every worker group declares zero workers (DeleteWorkers on an operator
+        that refuses ``suspend``: :data:`suspend_refused`)."""
+        return len(self.scaled_to_zero_groups) == len(self.worker_groups)
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ from raygang.lifecycle.declared import (
     finished_cluster,
     finished_job,
     podgroup_with,
+    scale_workers_to_zero,
     suspend_workers,
     with_manifest,
 )
@@ -30,7 +31,12 @@ from raygang.lifecycle.facts.model import JobFacts
 from raygang.lifecycle.model import LATER, Declaration, Run
 from raygang.rayjob.spec import RayClusterSpec
 
-__all__ = ["declare_finished"]
+__all__ = ["SCALED_TO_ZERO", "declare_finished"]
+
+SCALED_TO_ZERO = (
+    "the KubeRay operator refused suspended worker groups (before v1.7 they need its "
+    "RayJobDeletionPolicy feature gate): DeleteWorkers scales them to zero instead"
+)
 
 
 def declare_finished(run: Run) -> Declaration:
@@ -70,20 +76,30 @@ def declare_finished(run: Run) -> Declaration:
         cluster_spec: RayClusterSpec | None = None
         if keep_cluster and "raycluster" in resources:
             rc = finished_cluster(resources["raycluster"])
+            # An operator before v1.7 refuses suspended worker groups (its event is in the
+            # facts): the same workers go by scaling each group to zero.
+            refused = facts.cluster is not None and facts.cluster.suspend_refused is not None
             if policy == "DeleteWorkers":
-                rc = with_manifest(rc, suspend_workers)
+                rc = with_manifest(rc, scale_workers_to_zero if refused else suspend_workers)
                 why["raycluster"] = cleanup.why
+                if refused:
+                    why["raycluster"] += f"; {SCALED_TO_ZERO}"
+                    reasons.append(SCALED_TO_ZERO)
             declared["raycluster"] = rc
             cluster_spec = _cluster_spec_for(plan, facts, rc)
             if policy == "DeleteWorkers":
                 # The gang of the cluster as this run leaves it. KubeRay recomputes from
                 # its informer cache and catches up one reconcile later; one `up` here
                 # converges at once.
+                gone = (
+                    {"replicas": 0, "min_replicas": 0, "suspend": None}
+                    if refused
+                    else {"suspend": True}
+                )
                 cluster_spec = cluster_spec.model_copy(
                     update={
                         "worker_group_specs": [
-                            g.model_copy(update={"suspend": True})
-                            for g in cluster_spec.worker_group_specs
+                            g.model_copy(update=gone) for g in cluster_spec.worker_group_specs
                         ]
                     }
                 )
