@@ -30,6 +30,7 @@ __all__ = [
     "RECORD_GANG",
     "RECORD_LEGACY_DATA_KEYS",
     "RECORD_RAYJOB",
+    "RECORD_REASON",
     "RECORD_RESULT",
     "RECORD_SUBMISSION_ID",
     "TASK_SPEC_ANNOTATION",
@@ -78,6 +79,9 @@ RECORD_ATTEMPT = "raygang.dev/attempt"
 RECORD_FIRST_ATTEMPT = "raygang.dev/first-attempt"
 RECORD_FINISHED_AT = "raygang.dev/finished-at"
 RECORD_RESULT = "raygang.dev/result"
+# Why a job failed, when raygang itself failed it (a deadline): the submitter's own finish,
+# seen later, must not overturn it, as KubeRay never leaves Failed.
+RECORD_REASON = "raygang.dev/reason"
 
 #: Where records written by earlier raygang versions kept each value: keys of their
 #: ``data``. Still read, so records in existing clusters keep their history.

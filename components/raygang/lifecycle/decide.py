@@ -25,6 +25,7 @@ from datetime import datetime
 
 from raygang.kuberay.jobplan import JobPlan, PlannedResource
 from raygang.lifecycle.actions import diff
+from raygang.lifecycle.deadlines import DEADLINE_REASONS
 from raygang.lifecycle.declared import (
     PODGROUP_REPLACE_PATHS,
     record_data,
@@ -139,6 +140,7 @@ def decide(plan: JobPlan, facts: JobFacts | None, now: datetime) -> JobPlan:
         step.first_attempt,
         format_time(finished_at) if finished_at else None,
         result,
+        seen.fail_reason if result == "failed" and seen.fail_reason in DEADLINE_REASONS else None,
     )
     declared["record"] = with_record(resources["record"], record, facts)
     declaration = _BY_PHASE[phase](Run(plan, facts, now, seen, strategy, resources))
@@ -161,10 +163,14 @@ def decide(plan: JobPlan, facts: JobFacts | None, now: datetime) -> JobPlan:
         result=result,
         finished_at=finished_at,
         cleanup=declaration.cleanup,
-        next_change_at=declaration.next_change_at,
+        next_change_at=_earliest(declaration.next_change_at, seen.deadline_at),
         ignore_changes=dict(declaration.ignore_changes),
     )
     return _finish(plan, declared, sid, lifecycle)
+
+
+def _earliest(*times: datetime | None) -> datetime | None:
+    return min((t for t in times if t is not None), default=None)
 
 
 def _suspended_without_facts(

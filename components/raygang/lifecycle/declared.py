@@ -25,6 +25,7 @@ from raygang.kuberay.manifests import (
     RECORD_BASE_SUBMISSION_ID,
     RECORD_FINISHED_AT,
     RECORD_FIRST_ATTEMPT,
+    RECORD_REASON,
     RECORD_RESULT,
     RECORD_SUBMISSION_ID,
 )
@@ -195,9 +196,19 @@ def finished_cluster(resource: PlannedResource) -> PlannedResource:
 
 
 def record_data(
-    sid: str, base: str, attempt: int, first: int, finished_at: str | None, result: str | None
+    sid: str,
+    base: str,
+    attempt: int,
+    first: int,
+    finished_at: str | None,
+    result: str | None,
+    reason: str | None = None,
 ) -> dict[str, str]:
-    """The job record's lifecycle values; the finish only once the job has finished."""
+    """The job record's lifecycle values; the finish only once the job has finished.
+
+    ``reason`` is kept only for a failure raygang decided itself (a deadline), which no
+    later fact may overturn.
+    """
     data = {
         RECORD_SUBMISSION_ID: sid,
         RECORD_BASE_SUBMISSION_ID: base,
@@ -207,6 +218,8 @@ def record_data(
     if finished_at is not None and result is not None:
         data[RECORD_FINISHED_AT] = finished_at
         data[RECORD_RESULT] = result
+        if reason is not None:
+            data[RECORD_REASON] = reason
     return data
 
 

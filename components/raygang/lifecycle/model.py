@@ -126,6 +126,8 @@ class Observed:
         started: an object of the current attempt exists and is not being deleted.
         stale: ``Kind/name (attempt N)`` of objects left from an earlier attempt.
         reasons: what was noticed on the way, for the reasons.
+        deadline_at: when a deadline of the job, still going, will pass
+            (:mod:`raygang.lifecycle.deadlines`); None when none can.
     """
 
     attempt: int
@@ -139,6 +141,7 @@ class Observed:
     started: bool
     stale: tuple[str, ...]
     reasons: tuple[str, ...]
+    deadline_at: datetime | None = None
 
 
 @dataclass(frozen=True, slots=True)

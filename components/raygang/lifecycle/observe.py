@@ -14,6 +14,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from raygang.kuberay.jobplan import JobPlan
+from raygang.lifecycle.deadlines import DEADLINE_REASONS, next_deadline, passed_deadline
 from raygang.lifecycle.facts.clock import format_time
 from raygang.lifecycle.facts.model import JobFacts
 from raygang.lifecycle.model import Observed
@@ -47,7 +48,18 @@ def observe(plan: JobPlan, facts: JobFacts, now: datetime) -> Observed:
     finished_at: datetime | None = None
     outcome_reason = ""
     fail_reason = ""
-    if mode == "K8sJobMode" and sub is not None and sub_current and sub.outcome is not None:
+    if (
+        record is not None
+        and record.result == "failed"
+        and record.reason in DEADLINE_REASONS
+        and (record.attempt or 1) == attempt
+    ):
+        # raygang failed it on a deadline: a submitter that finishes later does not
+        # overturn that, as a KubeRay job never leaves Failed.
+        outcome, finished_at = "failed", record.finished_at
+        fail_reason = record.reason or ""
+        outcome_reason = f"the job record says attempt {attempt} failed ({fail_reason})"
+    elif mode == "K8sJobMode" and sub is not None and sub_current and sub.outcome is not None:
         cond = sub.finished_condition
         outcome, finished_at = sub.outcome, sub.finished_at
         fail_reason = cond.reason if cond is not None else ""
@@ -72,6 +84,25 @@ def observe(plan: JobPlan, facts: JobFacts, now: datetime) -> Observed:
         # remembers the finish, so the job is never started again by mistake.
         outcome, finished_at = record.result, record.finished_at
         outcome_reason = f"the job record says attempt {attempt} {record.result}"
+    # KubeRay's deadlines, counted from the attempt's RayCluster (its Running: the submitter
+    # exists; SidecarMode: the cluster is ready; InteractiveMode: ready with a spec.jobId).
+    spec = plan.item.job.spec
+    start = cluster.created_at if cluster is not None and cluster_current else None
+    ready = cluster is not None and cluster_current and cluster.state == "ready"
+    reached_running = (
+        (sub is not None and sub_current)
+        or (mode == "SidecarMode" and ready)
+        or (mode == "InteractiveMode" and ready and bool(spec.job_id))
+    )
+    deadline_at = None
+    if outcome is None:
+        active, pre_running = spec.active_deadline_seconds, spec.pre_running_deadline_seconds
+        passed = passed_deadline(start, active, pre_running, reached_running, now)
+        if passed is not None:
+            outcome, finished_at = "failed", passed.at
+            fail_reason, outcome_reason = passed.reason, passed.why
+        else:
+            deadline_at = next_deadline(start, active, pre_running, reached_running)
     if outcome is not None and finished_at is None:
         if record is not None and record.finished_at is not None:
             finished_at = record.finished_at
@@ -117,6 +148,7 @@ def observe(plan: JobPlan, facts: JobFacts, now: datetime) -> Observed:
         started=started,
         stale=tuple(stale),
         reasons=tuple(reasons),
+        deadline_at=deadline_at,
     )
 
 

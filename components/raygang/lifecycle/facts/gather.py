@@ -30,6 +30,7 @@ from raygang.kuberay.manifests import (
     RECORD_FINISHED_AT,
     RECORD_FIRST_ATTEMPT,
     RECORD_LEGACY_DATA_KEYS,
+    RECORD_REASON,
     RECORD_RESULT,
     RECORD_SUBMISSION_ID,
     podgroup_name,
@@ -160,6 +161,9 @@ def _cluster_facts(
         suspended_groups=tuple(
             str(g.get("groupName", "")) for g in groups if g.get("suspend") is True
         ),
+        created_at=read_time(meta.get("creationTimestamp"), f"RayCluster {name}", notes)
+        if meta.get("creationTimestamp")
+        else None,
         attempt=read_attempt(meta, f"RayCluster {name}", notes),
         submission_id=env_value(
             as_list(head_spec.get("containers")), SUBMISSION_ID_ENV, only=SUBMITTER_CONTAINER
@@ -240,6 +244,8 @@ def record_values(annotations: Mapping[str, str], data: Mapping[str, str]) -> di
             values[key] = annotations[key]
         elif old in data:
             values[key] = data[old]
+    if RECORD_REASON in annotations:  # newer than the data keys: only ever an annotation
+        values[RECORD_REASON] = annotations[RECORD_REASON]
     return values
 
 
@@ -278,6 +284,7 @@ def _record_facts(obj: Mapping[str, Any], notes: list[str]) -> RecordFacts:
         base_submission_id=values.get(RECORD_BASE_SUBMISSION_ID) or None,
         finished_at=read_time(values.get(RECORD_FINISHED_AT), where(RECORD_FINISHED_AT), notes),
         result=result,
+        reason=(values.get(RECORD_REASON) or None) if result == "failed" else None,
     )
 
 

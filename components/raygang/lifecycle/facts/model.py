@@ -157,6 +157,8 @@ class ClusterFacts:
         spec_problem: why the live spec could not be parsed.
         worker_groups: the names of its worker groups, in order.
         suspended_groups: the names of the groups with ``suspend: true``.
+        created_at: its ``metadata.creationTimestamp``: when its attempt started (KubeRay
+            sets ``status.startTime`` as it creates the RayCluster); None when unread.
         attempt: its ``raygang.dev/attempt`` annotation; None on the first attempt.
         submission_id: SidecarMode: ``RAY_JOB_SUBMISSION_ID`` of the head's submitter
             container; None in other modes.
@@ -176,6 +178,7 @@ class ClusterFacts:
     spec_problem: str | None = None
     worker_groups: tuple[str, ...] = ()
     suspended_groups: tuple[str, ...] = ()
+    created_at: datetime | None = None
     attempt: int | None = None
     submission_id: str | None = None
     head_submitter: SidecarFacts | None = None
@@ -250,6 +253,8 @@ class RecordFacts:
             changed.
         finished_at: when the job finished, once a run has seen it finish.
         result: ``succeeded`` or ``failed``, written with ``finished_at``.
+        reason: why raygang failed the job itself (``DeadlineExceeded``,
+            ``PreRunningDeadlineExceeded``), written with ``result``.
     """
 
     name: str
@@ -262,6 +267,7 @@ class RecordFacts:
     base_submission_id: str | None = None
     finished_at: datetime | None = None
     result: str | None = None
+    reason: str | None = None
 
 
 @dataclass(frozen=True)
