@@ -14,9 +14,14 @@ from __future__ import annotations
 from datetime import datetime
 
 from raygang.kuberay.jobplan import JobPlan
-from raygang.lifecycle.deadlines import DEADLINE_REASONS, next_deadline, passed_deadline
+from raygang.lifecycle.deadlines import (
+    DEADLINE_REASONS,
+    Deadline,
+    next_deadline,
+    passed_deadline,
+)
 from raygang.lifecycle.facts.clock import format_time
-from raygang.lifecycle.facts.model import JobFacts
+from raygang.lifecycle.facts.model import ClusterFacts, JobFacts
 from raygang.lifecycle.model import Observed
 
 __all__ = ["fact_lines", "observe"]
@@ -84,25 +89,13 @@ def observe(plan: JobPlan, facts: JobFacts, now: datetime) -> Observed:
         # remembers the finish, so the job is never started again by mistake.
         outcome, finished_at = record.result, record.finished_at
         outcome_reason = f"the job record says attempt {attempt} {record.result}"
-    # KubeRay's deadlines, counted from the attempt's RayCluster (its Running: the submitter
-    # exists; SidecarMode: the cluster is ready; InteractiveMode: ready with a spec.jobId).
-    spec = plan.item.job.spec
-    start = cluster.created_at if cluster is not None and cluster_current else None
-    ready = cluster is not None and cluster_current and cluster.state == "ready"
-    reached_running = (
-        (sub is not None and sub_current)
-        or (mode == "SidecarMode" and ready)
-        or (mode == "InteractiveMode" and ready and bool(spec.job_id))
-    )
     deadline_at = None
     if outcome is None:
-        active, pre_running = spec.active_deadline_seconds, spec.pre_running_deadline_seconds
-        passed = passed_deadline(start, active, pre_running, reached_running, now)
+        current = cluster if cluster is not None and cluster_current else None
+        passed, deadline_at = _deadlines(plan, current, sub is not None and sub_current, now)
         if passed is not None:
             outcome, finished_at = "failed", passed.at
             fail_reason, outcome_reason = passed.reason, passed.why
-        else:
-            deadline_at = next_deadline(start, active, pre_running, reached_running)
     if outcome is not None and finished_at is None:
         if record is not None and record.finished_at is not None:
             finished_at = record.finished_at
@@ -150,6 +143,30 @@ def observe(plan: JobPlan, facts: JobFacts, now: datetime) -> Observed:
         reasons=tuple(reasons),
         deadline_at=deadline_at,
     )
+
+
+def _deadlines(
+    plan: JobPlan, cluster: ClusterFacts | None, submitter_exists: bool, now: datetime
+) -> tuple[Deadline | None, datetime | None]:
+    """KubeRay's deadlines of a job still going: the one passed, else when the next falls.
+
+    They count from the attempt's RayCluster; KubeRay's Running is reached once the
+    submitter exists (SidecarMode: the cluster is ready; InteractiveMode: ready, with a
+    ``spec.jobId``).
+    """
+    spec = plan.item.job.spec
+    start = cluster.created_at if cluster is not None else None
+    ready = cluster is not None and cluster.state == "ready"
+    reached_running = (
+        submitter_exists
+        or (plan.mode == "SidecarMode" and ready)
+        or (plan.mode == "InteractiveMode" and ready and bool(spec.job_id))
+    )
+    active, pre_running = spec.active_deadline_seconds, spec.pre_running_deadline_seconds
+    passed = passed_deadline(start, active, pre_running, reached_running, now)
+    if passed is not None:
+        return passed, None
+    return None, next_deadline(start, active, pre_running, reached_running)
 
 
 def fact_lines(facts: JobFacts) -> list[str]:
