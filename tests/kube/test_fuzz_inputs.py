@@ -18,11 +18,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from raygang.kube import kubeyaml
 from raygang.kube.errors import SpecError
-from raygang.kube.goquote import SubmitterError
-from raygang.kube.goyaml import runtime_env_json
 from raygang.kube.snapshot import load_snapshot
 from raygang.kube.yamlfile import yaml_documents
-from raygang.kuberay.submitter import build_submit_command
+from raygang.kuberay.submitter import SubmitterError, build_submit_command
+from raygang.kuberay.submitter._goyaml import runtime_env_json
 from raygang.settings import read_stack_file
 
 FUZZ = settings(

@@ -24,6 +24,7 @@ from raygang.kube.quantity import crd_quantity_error
 from raygang.kube.snapshot import load_snapshot
 from raygang.kube.yamlfile import yaml_documents
 from raygang.kuberay.gang import compute_gang
+from raygang.kuberay.submitter import SUBMITTER_RULES
 from raygang.rayjob.validate import load_rayjob
 
 from tests.builders import container, rayjob, worker
@@ -88,13 +89,13 @@ def _job(head_cpu: str) -> dict[str, Any]:
 
 
 def test_1e3_plans_1k_canonically() -> None:
-    gang = compute_gang(load_rayjob(_job("1e3"), "job.yaml").job)
+    gang = compute_gang(load_rayjob(_job("1e3"), "job.yaml", SUBMITTER_RULES).job)
     # 1e3 arrives as 1000 ("1k"); with two 250m workers the sum is 1000.5 cores.
     assert str(gang.min_resources["cpu"]) == "1000500m"
 
 
 def test_2_0_plans_as_2() -> None:
-    gang = compute_gang(load_rayjob(_job("2.0"), "job.yaml").job)
+    gang = compute_gang(load_rayjob(_job("2.0"), "job.yaml", SUBMITTER_RULES).job)
     assert str(gang.min_resources["cpu"]) == "2500m"
 
 
@@ -104,7 +105,7 @@ def test_2_0_plans_as_2() -> None:
 )
 def test_refused_with_the_api_servers_reason(cpu: str, said: str) -> None:
     with pytest.raises(SpecError) as caught:
-        load_rayjob(_job(cpu), "job.yaml")
+        load_rayjob(_job(cpu), "job.yaml", SUBMITTER_RULES)
     (problem,) = caught.value.problems
     assert problem.path.endswith("requests['cpu']")
     assert said in problem.message
@@ -270,13 +271,13 @@ def test_a_5000_digit_integer_is_a_problem_not_a_traceback() -> None:
     # kubectl sends an integer past float64's range as its text; the field refuses text.
     ((_, doc),) = yaml_documents(FIXTURES / "huge-int.yaml", "huge-int.yaml", "a manifest")
     with pytest.raises(SpecError) as caught:
-        load_rayjob(doc, "huge-int.yaml")
+        load_rayjob(doc, "huge-int.yaml", SUBMITTER_RULES)
     assert any(p.path == "spec.ttlSecondsAfterFinished" for p in caught.value.problems)
 
 
 def test_worst_runtime_env_is_refused_quickly() -> None:
-    from raygang.kube.goquote import SubmitterError
-    from raygang.kube.goyaml import runtime_env_json
+    from raygang.kuberay.submitter import SubmitterError
+    from raygang.kuberay.submitter._goyaml import runtime_env_json
 
     for name in ("billion-laughs.yaml", "merge-bomb.yaml", "deep-nesting.yaml"):
         with pytest.raises(SubmitterError, match="refused"):

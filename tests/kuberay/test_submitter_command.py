@@ -2,14 +2,15 @@
 
 Expected values marked "KubeRay" are copied from KubeRay v1.7.0's Go tests
 (``common/job_test.go``, ``rayjob_controller_unit_test.go``). Go's quoting and the runtime
-env's YAML to JSON have their own tests (``tests/kube/test_goquote.py``, ``test_goyaml.py``).
+env's YAML to JSON have their own tests (``test_submitter_goquote.py``,
+``test_submitter_goyaml.py``).
 """
 
 from __future__ import annotations
 
 import pytest
-from raygang.kube.goquote import SubmitterError, go_quote
-from raygang.kuberay.submitter import build_submit_command, submit_shell
+from raygang.kuberay.submitter import SubmitterError, build_submit_command, submit_shell
+from raygang.kuberay.submitter._goquote import go_quote
 
 from tests.kuberay.conftest import KUBERAY_ENTRYPOINT, kuberay_vector_command
 

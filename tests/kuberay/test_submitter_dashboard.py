@@ -5,8 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from raygang.kube.goquote import SubmitterError
-from raygang.kuberay.submitter import dashboard_port, dashboard_url
+from raygang.kuberay.submitter import SubmitterError, dashboard_port, dashboard_url
 
 
 def head_pod(ports: Any = None) -> dict[str, Any]:

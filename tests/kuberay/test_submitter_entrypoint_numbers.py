@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from raygang.kube.goquote import SubmitterError
+from raygang.kuberay.submitter import SubmitterError
 
 from tests.kuberay.conftest import kuberay_vector_command
 

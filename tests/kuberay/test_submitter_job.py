@@ -10,9 +10,9 @@ import copy
 from typing import Any
 
 import pytest
-from raygang.kube.goquote import SubmitterError
 from raygang.kuberay import submitter as sm
 from raygang.kuberay.submitter import (
+    SubmitterError,
     build_submit_command,
     submit_shell,
     submitter_job,

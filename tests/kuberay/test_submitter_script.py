@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from raygang.kube.bashsyntax import go_trim_space
+from raygang.kuberay.submitter._bashsyntax import go_trim_space
 
 from tests.builders import BASH, shell_text
 from tests.kuberay.conftest import job_spec, template_for

@@ -5,8 +5,7 @@ from __future__ import annotations
 import subprocess
 
 import pytest
-from raygang.kube.goquote import SubmitterError
-from raygang.kuberay.submitter import sidecar_container
+from raygang.kuberay.submitter import SubmitterError, sidecar_container
 
 from tests.builders import BASH
 from tests.kuberay.conftest import job_spec

@@ -8,8 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from raygang.kube.goquote import SubmitterError
-from raygang.kuberay.submitter import submission_id
+from raygang.kuberay.submitter import SubmitterError, submission_id
 
 from tests.kuberay.conftest import job_spec
 

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from raygang.kube.errors import SpecError
 from raygang.kube.snapshot import snapshot_from_objects
+from raygang.kuberay.submitter import SUBMITTER_RULES
 from raygang.lifecycle.decide import decide
 from raygang.rayjob.spec import parse_rayjob
 from raygang.rayjob.validate import load_rayjob
@@ -309,7 +310,7 @@ def test_malformed_deletion_strategies_are_refused(
     problems = parsed.value.problems
     assert any(path in p.path and message in p.message for p in problems), problems
     with pytest.raises(SpecError) as loaded:
-        load_rayjob(raw, "rayjob.yaml")
+        load_rayjob(raw, "rayjob.yaml", SUBMITTER_RULES)
     assert loaded.value.problems[-len(problems) :] == problems
 
 

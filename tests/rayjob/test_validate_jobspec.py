@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from raygang.kuberay.submitter import submission_id
+from raygang.kuberay.submitter import SUBMITTER_RULES, submission_id
 from raygang.loader import load_documents
 from raygang.rayjob.validate import load_rayjob, manifest_problems
 
@@ -23,7 +23,9 @@ def test_an_empty_job_id_is_unset() -> None:
 
 def test_a_custom_submitter_command_needs_no_entrypoint() -> None:
     template = {"spec": {"containers": [container("submit", command=["/submitter"])]}}
-    item = load_rayjob(rayjob(entrypoint="", submitter_template=template), "job.yaml")
+    item = load_rayjob(
+        rayjob(entrypoint="", submitter_template=template), "job.yaml", SUBMITTER_RULES
+    )
     assert item.job.spec.entrypoint == ""
 
 
@@ -45,7 +47,7 @@ def test_validation_refuses_what_bash_cannot_parse_with_bashs_message(
 ) -> None:
     manifest = rayjob()
     manifest["spec"]["entrypoint"] = entrypoint
-    (problem,) = manifest_problems(manifest, "jobs/x.yaml")
+    (problem,) = manifest_problems(manifest, "jobs/x.yaml", SUBMITTER_RULES)
     assert problem.path == "spec.entrypoint"
     assert problem.message.startswith(
         "bash cannot parse it as the submitter runs it (ray job submit ... -- <entrypoint>): line"
@@ -58,10 +60,10 @@ def test_validation_refuses_what_bash_cannot_parse_with_bashs_message(
 def test_validation_accepts_what_bash_parses(entrypoint: str) -> None:
     manifest = rayjob()
     manifest["spec"]["entrypoint"] = entrypoint
-    assert manifest_problems(manifest, "jobs/x.yaml") == []
+    assert manifest_problems(manifest, "jobs/x.yaml", SUBMITTER_RULES) == []
 
 
 def test_an_entrypoint_the_submitter_does_not_run_is_not_checked() -> None:
     manifest = rayjob(mode="InteractiveMode")
     manifest["spec"]["entrypoint"] = "python 'a.py"
-    assert manifest_problems(manifest, "jobs/x.yaml") == []
+    assert manifest_problems(manifest, "jobs/x.yaml", SUBMITTER_RULES) == []

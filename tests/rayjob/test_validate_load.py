@@ -7,6 +7,7 @@ import copy
 import pytest
 from raygang.kube.errors import Problem, SpecError
 from raygang.kube.quantity import Quantity
+from raygang.kuberay.submitter import SUBMITTER_RULES
 from raygang.rayjob.spec import parse_rayjob
 from raygang.rayjob.validate import MAX_JOB_NAME, check_rayjob, load_rayjob
 from raygang.rayjob.validate.resources import parsed_quantities
@@ -21,7 +22,7 @@ def test_structural_and_semantic_problems_of_one_document_come_together() -> Non
         head=[container("ray-head", {"cpu": "one"})],
     )
     with pytest.raises(SpecError) as caught:
-        load_rayjob(job, "job.yaml")
+        load_rayjob(job, "job.yaml", SUBMITTER_RULES)
     paths = [p.path for p in caught.value.problems]
     assert paths == [
         "spec.rayClusterSpec.headGroupSpec.template.spec.containers[0].resources.requests['cpu']",
@@ -36,7 +37,7 @@ def test_a_semantic_problem_under_a_structural_one_is_not_repeated() -> None:
     # replicas is both the wrong type and (as a number) out of range: one problem.
     job = rayjob(workers=[worker(replicas=True)])
     with pytest.raises(SpecError) as caught:
-        load_rayjob(job, "job.yaml")
+        load_rayjob(job, "job.yaml", SUBMITTER_RULES)
     assert len(caught.value.problems) == 1
 
 
@@ -46,8 +47,8 @@ def test_check_rayjob_matches_load_rayjob_on_semantic_problems() -> None:
     )
     item = parse_rayjob(job, "job.yaml")
     with pytest.raises(SpecError) as caught:
-        load_rayjob(job, "job.yaml")
-    assert tuple(check_rayjob(item)) == caught.value.problems
+        load_rayjob(job, "job.yaml", SUBMITTER_RULES)
+    assert tuple(check_rayjob(item, SUBMITTER_RULES)) == caught.value.problems
 
 
 def test_identical_problems_are_reported_once() -> None:
@@ -66,7 +67,7 @@ def test_parse_rayjob_still_reports_structure_only() -> None:
 
 def test_the_raw_copy_is_private() -> None:
     job = rayjob()
-    item = load_rayjob(job, "job.yaml")
+    item = load_rayjob(job, "job.yaml", SUBMITTER_RULES)
     job["spec"]["entrypoint"] = "changed"
     assert item.raw["spec"]["entrypoint"] != "changed"
     assert item.raw_spec() is not item.raw_spec()
@@ -79,7 +80,7 @@ def test_k8s_token_auth_is_refused_at_load_with_its_field_and_what_is_accepted()
     job["spec"]["rayClusterSpec"]["rayVersion"] = "2.52.0"
     job["spec"]["rayClusterSpec"]["authOptions"] = {"mode": "token", "enableK8sTokenAuth": True}
     with pytest.raises(SpecError) as caught:
-        load_rayjob(job, "job.yaml")
+        load_rayjob(job, "job.yaml", SUBMITTER_RULES)
     assert caught.value.problems == (
         Problem(
             "job.yaml",
@@ -89,7 +90,7 @@ def test_k8s_token_auth_is_refused_at_load_with_its_field_and_what_is_accepted()
         ),
     )
     job["spec"]["rayClusterSpec"]["authOptions"]["enableK8sTokenAuth"] = False
-    assert load_rayjob(job, "job.yaml").name == job["metadata"]["name"]
+    assert load_rayjob(job, "job.yaml", SUBMITTER_RULES).name == job["metadata"]["name"]
 
 
 def test_deletion_strategy_problems_follow_the_other_semantic_ones() -> None:
@@ -100,7 +101,7 @@ def test_deletion_strategy_problems_follow_the_other_semantic_ones() -> None:
         deletionStrategy={"deletionRules": [{"policy": "Nope", "condition": {"jobStatus": "X"}}]},
     )
     with pytest.raises(SpecError) as caught:
-        load_rayjob(job, "job.yaml")
+        load_rayjob(job, "job.yaml", SUBMITTER_RULES)
     assert [(p.path, p.message) for p in caught.value.problems] == [
         (
             "metadata.labels['volcano.sh/queue-name']",
@@ -116,7 +117,7 @@ def test_the_deletion_strategy_is_not_checked_while_the_structure_is_wrong() -> 
     # As before the fold: a structural problem anywhere, and the strategy waits for it.
     job = rayjob(workers=[worker(replicas="3")], deletionStrategy={"deletionRules": []})
     with pytest.raises(SpecError) as caught:
-        load_rayjob(job, "job.yaml")
+        load_rayjob(job, "job.yaml", SUBMITTER_RULES)
     assert [p.path for p in caught.value.problems] == [
         "spec.rayClusterSpec.workerGroupSpecs[0].replicas"
     ]
@@ -125,7 +126,7 @@ def test_the_deletion_strategy_is_not_checked_while_the_structure_is_wrong() -> 
 def test_the_checked_deletion_strategy_is_not_read_from_the_manifest() -> None:
     job = rayjob()
     job["deletion"] = {"rules": ["injected"]}
-    assert load_rayjob(job, "job.yaml").job.deletion is None
+    assert load_rayjob(job, "job.yaml", SUBMITTER_RULES).job.deletion is None
 
 
 def _every_quantity_job() -> dict[str, object]:
@@ -153,7 +154,7 @@ def test_a_valid_jobs_quantities_are_parsed_once(monkeypatch: pytest.MonkeyPatch
         return result
 
     monkeypatch.setattr(Quantity, "parse", classmethod(spy))
-    load_rayjob(_every_quantity_job(), "job.yaml")
+    load_rayjob(_every_quantity_job(), "job.yaml", SUBMITTER_RULES)
     assert sorted(map(str, seen)) == sorted(["1", "2Gi", "2", "100m", "1", "1", "300Mi"])
 
 
@@ -182,7 +183,7 @@ def test_a_request_above_its_limit_is_refused_with_or_without_the_typed_model(
         workers=[worker(replicas=replicas, containers=[container("w", {"cpu": "2"}, {"cpu": "1"})])]
     )
     with pytest.raises(SpecError) as caught:
-        load_rayjob(job, "job.yaml")
+        load_rayjob(job, "job.yaml", SUBMITTER_RULES)
     found = [p for p in caught.value.problems if "resources" in p.path]
     assert [(p.path, p.message) for p in found] == [
         (

@@ -26,7 +26,7 @@ import re
 from collections.abc import Mapping
 from typing import Any, Final
 
-from raygang.kube.goyaml import runtime_env_data
+from raygang.kuberay.submitter import runtime_env_data
 
 __all__ = ["REDACTED", "redact_rayjob"]
 

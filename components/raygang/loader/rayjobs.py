@@ -2,7 +2,8 @@
 
 A RayJob with ``metadata.generateName`` and no name is checked under the deterministic
 name :mod:`raygang.kube.generatename` gives it, and a problem with that name is reported
-against ``metadata.generateName``, where the user can fix it.
+against ``metadata.generateName``, where the user can fix it. The submitter's rules
+(:data:`raygang.kuberay.submitter.SUBMITTER_RULES`) run among the RayJob's own checks.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from collections.abc import Mapping
 
 from raygang.kube.errors import Problem, SpecError
 from raygang.kube.generatename import with_generated_name
+from raygang.kuberay.submitter import SUBMITTER_RULES
 from raygang.rayjob.spec import RayJobInput
 from raygang.rayjob.validate import MAX_JOB_NAME, load_rayjob
 
@@ -25,10 +27,10 @@ def load_rayjob_document(doc: object, source: str) -> RayJobInput:
     """
     named = with_generated_name(doc, MAX_JOB_NAME)
     if named is doc:
-        return load_rayjob(doc, source)
+        return load_rayjob(doc, source, SUBMITTER_RULES)
     assert isinstance(named, Mapping)
     try:
-        return load_rayjob(named, source)
+        return load_rayjob(named, source, SUBMITTER_RULES)
     except SpecError as exc:
         derived = named["metadata"]["name"]
         raise SpecError(

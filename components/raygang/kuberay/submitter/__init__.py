@@ -45,8 +45,9 @@ Where this module deliberately differs from KubeRay (each is also commented at i
   runtime env (KubeRay's validation rejects it too).
 """
 
-from raygang.kube.goquote import SubmitterError, go_json_dumps, shell_quote
-from raygang.kube.goyaml import runtime_env_json
+from raygang.kuberay.submitter._errors import SubmitterError
+from raygang.kuberay.submitter._goquote import go_json_dumps, shell_quote
+from raygang.kuberay.submitter._goyaml import runtime_env_data, runtime_env_json
 from raygang.kuberay.submitter.command import K8S_JOB_MODE, SIDECAR_MODE, build_submit_command
 from raygang.kuberay.submitter.container import (
     DEFAULT_SUBMITTER_LIMITS,
@@ -64,6 +65,7 @@ from raygang.kuberay.submitter.job import (
     submitter_job,
     submitter_pod_template,
 )
+from raygang.kuberay.submitter.rules import SUBMITTER_RULES
 from raygang.kuberay.submitter.script import SUBMITTER_COMMAND, submit_shell
 from raygang.kuberay.submitter.security import restricted_security_context
 from raygang.kuberay.submitter.sidecar import sidecar_container
@@ -78,6 +80,7 @@ __all__ = [
     "SIDECAR_MODE",
     "SUBMITTER_COMMAND",
     "SUBMITTER_CONTAINER_NAME",
+    "SUBMITTER_RULES",
     "SubmitterError",
     "build_submit_command",
     "dashboard_port",
@@ -85,6 +88,7 @@ __all__ = [
     "default_submitter_container",
     "go_json_dumps",
     "restricted_security_context",
+    "runtime_env_data",
     "runtime_env_json",
     "shell_quote",
     "sidecar_container",

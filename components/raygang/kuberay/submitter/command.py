@@ -3,7 +3,7 @@
 Follows ``ray-operator/controllers/ray/common/job.go`` (KubeRay v1.7.0): wait for the GCS
 to be healthy, submit unless ``ray job status`` finds the job already submitted (the retry
 guard), follow its logs; the runtime env, metadata and entrypoint resources are quoted with
-:func:`raygang.kube.goquote.shell_quote` where KubeRay uses Go's ``strconv.Quote``, and the
+:func:`._goquote.shell_quote` where KubeRay uses Go's ``strconv.Quote``, and the
 values written unquoted (submission ID, dashboard address) are validated instead. The script
 made of the tokens is :mod:`.script`'s.
 
@@ -19,9 +19,10 @@ import re
 from collections.abc import Mapping
 from typing import Any, Final
 
-from raygang.kube.bashsyntax import go_trim_space
-from raygang.kube.goquote import SubmitterError, go_json_dumps, shell_quote
-from raygang.kube.goyaml import runtime_env_json
+from raygang.kuberay.submitter._bashsyntax import go_trim_space
+from raygang.kuberay.submitter._errors import SubmitterError
+from raygang.kuberay.submitter._goquote import go_json_dumps, shell_quote
+from raygang.kuberay.submitter._goyaml import runtime_env_json
 from raygang.kuberay.submitter.entrypoint_numbers import go_percent_f_float32
 from raygang.kuberay.submitter.fields import get_mapping
 from raygang.kuberay.submitter.submission import check_submission_id

@@ -14,7 +14,7 @@ import unicodedata
 from collections.abc import Mapping
 from typing import Any, Final
 
-from raygang.kube.goquote import SubmitterError
+from raygang.kuberay.submitter._errors import SubmitterError
 from raygang.kuberay.submitter.fields import get_mapping
 from raygang.kuberay.submitter.script import SUBMITTER_COMMAND, submit_shell
 from raygang.kuberay.submitter.security import restricted_security_context

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
-from raygang.kube.goquote import SubmitterError
+from raygang.kuberay.submitter._errors import SubmitterError
 from raygang.kuberay.submitter.fields import get_mapping, pod_containers
 
 DEFAULT_DASHBOARD_PORT: Final = 8265

@@ -12,7 +12,7 @@ import math
 import struct
 from typing import Any
 
-from raygang.kube.goquote import SubmitterError
+from raygang.kuberay.submitter._errors import SubmitterError
 
 
 def go_percent_f_float32(value: Any, field: str) -> str | None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from raygang.kube.goquote import SubmitterError
+from raygang.kuberay.submitter._errors import SubmitterError
 
 
 def get_mapping(parent: Mapping[str, Any], key: str, where: str) -> Mapping[str, Any]:

@@ -13,7 +13,7 @@ import copy
 from collections.abc import Mapping
 from typing import Any, Final
 
-from raygang.kube.goquote import SubmitterError
+from raygang.kuberay.submitter._errors import SubmitterError
 from raygang.kuberay.submitter.command import K8S_JOB_MODE, submit_tokens
 from raygang.kuberay.submitter.container import configure_container, default_submitter_container
 from raygang.kuberay.submitter.fields import get_mapping, head_image, pod_containers

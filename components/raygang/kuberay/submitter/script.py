@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from raygang.kube.bashsyntax import single_quote
+from raygang.kuberay.submitter._bashsyntax import single_quote
 
 #: ``GetContainerCommand(["e"])``; the operator's ``ENABLE_LOGIN_SHELL`` (``-cel``) is an
 #: operator-wide switch raygang has no equivalent of.

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from raygang.kube.goquote import SubmitterError
+from raygang.kuberay.submitter._errors import SubmitterError
 from raygang.kuberay.submitter.command import SIDECAR_MODE, submit_tokens
 from raygang.kuberay.submitter.container import configure_container, default_submitter_container
 from raygang.kuberay.submitter.dashboard import dashboard_port

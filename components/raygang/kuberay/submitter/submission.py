@@ -14,9 +14,9 @@ import re
 from collections.abc import Mapping
 from typing import Any, Final
 
-from raygang.kube.bashsyntax import go_trim_space
-from raygang.kube.goquote import SubmitterError
-from raygang.kube.goyaml import runtime_env_data
+from raygang.kuberay.submitter._bashsyntax import go_trim_space
+from raygang.kuberay.submitter._errors import SubmitterError
+from raygang.kuberay.submitter._goyaml import runtime_env_data
 from raygang.kuberay.submitter.entrypoint_numbers import go_percent_f_float32
 
 # A submission ID and the dashboard address are written into the shell unquoted, as KubeRay

@@ -21,9 +21,12 @@ A queue referenced by a job but declared nowhere is accepted: it is assumed to e
 
 from raygang.rayjob.validate.load import check_rayjob, load_rayjob, manifest_problems
 from raygang.rayjob.validate.metadata import MAX_JOB_NAME
+from raygang.rayjob.validate.read import Refusal, SubmitterRules
 
 __all__ = [
     "MAX_JOB_NAME",
+    "Refusal",
+    "SubmitterRules",
     "check_rayjob",
     "load_rayjob",
     "manifest_problems",

@@ -4,8 +4,10 @@ Follows ``ray-operator/controllers/ray/utils/validation.go`` (KubeRay): the subm
 the entrypoint, SidecarMode's restrictions, the submitter template and its ``backoffLimit``,
 deadlines, ``managedBy``, TTL and suspend against ``shutdownAfterJobFinishes``, the runtime
 env, the entrypoint's resources and ``clusterSelector``; the RayCluster spec is checked by
-:mod:`.cluster`. What the submitter writes into its shell (``jobId``, the entrypoint as bash
-parses it) is checked as :mod:`raygang.kuberay.submitter` would use it.
+:mod:`.cluster`. What the submitter writes into its shell is checked as
+:mod:`raygang.kuberay.submitter` would use it: ``jobId`` here, the entrypoint as bash parses
+it and the runtime env as Go converts it by the submitter's own rules (``c.rules``,
+:class:`.read.SubmitterRules`), in their place among these checks.
 """
 
 from __future__ import annotations
@@ -15,8 +17,6 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from raygang.kube import goquote, goyaml
-from raygang.kube.bashsyntax import bash_syntax_error
 from raygang.kube.errors import describe_value
 from raygang.rayjob.validate.cluster import MANAGED_BY, check_cluster
 from raygang.rayjob.validate.pod import check_template
@@ -27,15 +27,6 @@ _JOB_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 SUPPORTED_MODES = ("K8sJobMode", "SidecarMode", "InteractiveMode")
 
 FLOAT32_MAX = 3.4028234663852886e38
-
-
-def _runtime_env_problem(text: str) -> str | None:
-    """Why KubeRay would refuse ``runtimeEnvYAML``, as the submitter would read it."""
-    try:
-        goyaml.runtime_env_json(text)
-    except goquote.SubmitterError as exc:
-        return str(exc)
-    return None
 
 
 def check_spec(c: Checker, spec: Mapping[str, Any], meta: Mapping[str, Any]) -> None:
@@ -73,15 +64,9 @@ def check_spec(c: Checker, spec: Mapping[str, Any], meta: Mapping[str, Any]) -> 
     if isinstance(entrypoint, str) and "\x00" in entrypoint:
         c.bad("spec.entrypoint", "contains a NUL character", "a shell command")
     elif isinstance(entrypoint, str) and entrypoint.strip() and submits:
-        why = bash_syntax_error(entrypoint)
-        if why:
-            c.bad(
-                "spec.entrypoint",
-                f"bash cannot parse it as the submitter runs it (ray job submit ... -- "
-                f"<entrypoint>): {why}",
-                "a shell command bash can parse, e.g. python main.py --epochs 3 (quote any "
-                "';', '(', ')' or quote character meant for the program)",
-            )
+        refused = c.rules.entrypoint(entrypoint)
+        if refused:
+            c.bad("spec.entrypoint", *refused)
 
     if mode == "SidecarMode":
         if "submitterPodTemplate" in spec and spec["submitterPodTemplate"] is not None:
@@ -154,9 +139,9 @@ def check_spec(c: Checker, spec: Mapping[str, Any], meta: Mapping[str, Any]) -> 
             "1 to 128 letters, digits, '.', '_' and '-', starting with a letter or digit",
         )
     runtime_env = spec.get("runtimeEnvYAML")
-    why_not = _runtime_env_problem(runtime_env) if isinstance(runtime_env, str) else None
-    if why_not:
-        c.bad("spec.runtimeEnvYAML", why_not, "a YAML mapping, e.g. 'pip: [requests]'")
+    refused = c.rules.runtime_env(runtime_env) if isinstance(runtime_env, str) else None
+    if refused:
+        c.bad("spec.runtimeEnvYAML", *refused)
     for key in ("entrypointNumCpus", "entrypointNumGpus"):
         value = spec.get(key)
         if isinstance(value, int | float) and not isinstance(value, bool):

@@ -9,7 +9,8 @@ Go types are (``ray-operator/apis/ray/v1/rayjob_types.go``, ``raycluster_types.g
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from raygang.kube.core import INT32_MAX
@@ -65,16 +66,46 @@ def version_below(text: str, major: int, minor: int, patch: int) -> bool | None:
     return found < (major, minor, patch)
 
 
+#: A rule's refusal: (message, what is accepted).
+Refusal = tuple[str, str]
+
+
+@dataclass(frozen=True)
+class SubmitterRules:
+    """The submitter's rules on the fields it writes into its shell, run in their place.
+
+    They need Go's JSON and bash's parser, which live with the submitter
+    (:mod:`raygang.kuberay.submitter`, a layer above this one). The loader hands them in
+    (``raygang.kuberay.submitter.SUBMITTER_RULES``), so a document's problems still come in
+    one list, in the order the fields are checked.
+
+    Attributes:
+        entrypoint: why the submitter cannot run ``spec.entrypoint`` (called only when the
+            submitter runs it), or None.
+        runtime_env: why the submitter cannot pass ``spec.runtimeEnvYAML`` to Ray, or None.
+    """
+
+    entrypoint: Callable[[str], Refusal | None]
+    runtime_env: Callable[[str], Refusal | None]
+
+
 class Checker:
     """Collects problems for one document.
 
     ``parsed`` holds the quantities the structural validation already parsed, by the field
     path the checks name them with (:func:`raygang.rayjob.validate.resources.parsed_quantities`):
-    a valid manifest's quantities are parsed once, there, and read here.
+    a valid manifest's quantities are parsed once, there, and read here. ``rules`` are the
+    submitter's (:class:`SubmitterRules`).
     """
 
-    def __init__(self, source: str, parsed: Mapping[str, Quantity] | None = None) -> None:
+    def __init__(
+        self,
+        source: str,
+        rules: SubmitterRules,
+        parsed: Mapping[str, Quantity] | None = None,
+    ) -> None:
         self.source = source
+        self.rules = rules
         self.out: list[Problem] = []
         self.parsed: Mapping[str, Quantity] = parsed or {}
 

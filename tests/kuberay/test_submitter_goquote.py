@@ -1,4 +1,5 @@
-"""raygang.kube.goquote: Go's ``strconv.Quote``, byte for byte, and ``shell_quote`` through bash.
+"""raygang.kuberay.submitter._goquote: Go's ``strconv.Quote``, byte for byte, and ``shell_quote``
+through bash.
 
 Expected values were produced by Go's ``strconv.Quote`` on the same bytes; ``shell_quote``
 and ``go_json_dumps`` run through the real ``/bin/bash``.
@@ -14,8 +15,8 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from raygang.kube import goquote
-from raygang.kube.goquote import go_quote, shell_quote
+from raygang.kuberay.submitter import _goquote as goquote
+from raygang.kuberay.submitter._goquote import go_quote, shell_quote
 
 from tests.builders import BASH, shell_text
 

@@ -12,8 +12,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from raygang.kube.goquote import SubmitterError, go_json_dumps
 from raygang.kube.kubeyaml import ManifestError, ManifestLimitError, yaml_to_json_value
+from raygang.kuberay.submitter._errors import SubmitterError
+from raygang.kuberay.submitter._goquote import go_json_dumps
 
 __all__ = ["runtime_env_data", "runtime_env_json"]
 

@@ -1,4 +1,5 @@
-"""raygang.kube.goyaml: a ``runtimeEnvYAML`` as ``sigs.k8s.io/yaml.YAMLToJSON`` makes it JSON.
+"""raygang.kuberay.submitter._goyaml: a ``runtimeEnvYAML`` as ``sigs.k8s.io/yaml.YAMLToJSON``
+makes it JSON.
 
 Expected values were produced by ``sigs.k8s.io/yaml`` v1.6.0 ``YAMLToJSON`` (go-yaml v2.4.3)
 on the same text.
@@ -7,8 +8,8 @@ on the same text.
 from __future__ import annotations
 
 import pytest
-from raygang.kube import goyaml
-from raygang.kube.goquote import SubmitterError
+from raygang.kuberay.submitter import SubmitterError
+from raygang.kuberay.submitter import _goyaml as goyaml
 
 
 @pytest.mark.parametrize(

@@ -13,11 +13,9 @@ from collections.abc import Mapping, Sequence
 from decimal import Decimal
 from typing import Any, Final
 
-__all__ = ["SubmitterError", "go_json_dumps", "go_quote", "shell_quote"]
+from raygang.kuberay.submitter._errors import SubmitterError
 
-
-class SubmitterError(ValueError):
-    """Raised for RayJob input the submitter cannot be built from; the message says why."""
+__all__ = ["go_json_dumps", "go_quote", "shell_quote"]
 
 
 # --- Go string quoting -----------------------------------------------------------------------
