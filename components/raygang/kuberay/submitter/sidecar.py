@@ -15,6 +15,7 @@ from raygang.kuberay.submitter.command import SIDECAR_MODE, submit_tokens
 from raygang.kuberay.submitter.container import configure_container, default_submitter_container
 from raygang.kuberay.submitter.dashboard import dashboard_port
 from raygang.kuberay.submitter.fields import head_image, head_pod_spec
+from raygang.rayjob.validate import SIDECAR_NO_CONFIG, SIDECAR_NO_TEMPLATE
 
 
 def sidecar_container(
@@ -52,9 +53,9 @@ def sidecar_container(
             validation rejects both in SidecarMode), or see :func:`build_submit_command`.
     """
     if spec.get("submitterPodTemplate"):
-        raise SubmitterError("Currently, SidecarMode doesn't support SubmitterPodTemplate")
+        raise SubmitterError(SIDECAR_NO_TEMPLATE)
     if spec.get("submitterConfig"):
-        raise SubmitterError("Currently, SidecarMode doesn't support SubmitterConfig")
+        raise SubmitterError(SIDECAR_NO_CONFIG)
     port = dashboard_port(head_pod_spec(spec))
     tokens = submit_tokens(
         mode=SIDECAR_MODE,

@@ -28,8 +28,13 @@ _SUBMISSION_ID_RE: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 _HASH_HEX_CHARS: Final = 8
 
 
+def is_safe_submission_id(value: object) -> bool:
+    """Whether ``value`` can go into the submitter's shell unquoted as a submission ID."""
+    return isinstance(value, str) and _SUBMISSION_ID_RE.fullmatch(value) is not None
+
+
 def check_submission_id(value: str) -> str:
-    if not isinstance(value, str) or not _SUBMISSION_ID_RE.fullmatch(value):
+    if not is_safe_submission_id(value):
         raise SubmitterError(
             f"submission ID {value!r} is not accepted: it is written into the submitter's shell "
             "command unquoted, so it must be 1-128 characters of [A-Za-z0-9._-] starting with a "

@@ -19,12 +19,15 @@ and :mod:`.resources` (Kubernetes' pod validation), :mod:`.load` (the entry poin
 A queue referenced by a job but declared nowhere is accepted: it is assumed to exist.
 """
 
+from raygang.rayjob.validate.jobspec import SIDECAR_NO_CONFIG, SIDECAR_NO_TEMPLATE
 from raygang.rayjob.validate.load import check_rayjob, load_rayjob, manifest_problems
 from raygang.rayjob.validate.metadata import MAX_JOB_NAME
 from raygang.rayjob.validate.read import Refusal, SubmitterRules
 
 __all__ = [
     "MAX_JOB_NAME",
+    "SIDECAR_NO_CONFIG",
+    "SIDECAR_NO_TEMPLATE",
     "Refusal",
     "SubmitterRules",
     "check_rayjob",

@@ -5,15 +5,14 @@ the entrypoint, SidecarMode's restrictions, the submitter template and its ``bac
 deadlines, ``managedBy``, TTL and suspend against ``shutdownAfterJobFinishes``, the runtime
 env, the entrypoint's resources and ``clusterSelector``; the RayCluster spec is checked by
 :mod:`.cluster`. What the submitter writes into its shell is checked as
-:mod:`raygang.kuberay.submitter` would use it: ``jobId`` here, the entrypoint as bash parses
-it and the runtime env as Go converts it by the submitter's own rules (``c.rules``,
-:class:`.read.SubmitterRules`), in their place among these checks.
+:mod:`raygang.kuberay.submitter` would use it, by the submitter's own rules (``c.rules``,
+:class:`.read.SubmitterRules`: ``jobId`` as a submission ID, the entrypoint as bash parses it,
+the runtime env as Go converts it), in their place among these checks.
 """
 
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -22,9 +21,12 @@ from raygang.rayjob.validate.cluster import MANAGED_BY, check_cluster
 from raygang.rayjob.validate.pod import check_template
 from raygang.rayjob.validate.read import Checker, as_int, as_list, as_map, as_str, version_below
 
-_JOB_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
-
 SUPPORTED_MODES = ("K8sJobMode", "SidecarMode", "InteractiveMode")
+
+# KubeRay's words (ValidateRayJobSpec); the SidecarMode submitter refuses the same.
+SIDECAR_NO_TEMPLATE = "Currently, SidecarMode doesn't support SubmitterPodTemplate"
+
+SIDECAR_NO_CONFIG = "Currently, SidecarMode doesn't support SubmitterConfig"
 
 FLOAT32_MAX = 3.4028234663852886e38
 
@@ -70,17 +72,9 @@ def check_spec(c: Checker, spec: Mapping[str, Any], meta: Mapping[str, Any]) -> 
 
     if mode == "SidecarMode":
         if "submitterPodTemplate" in spec and spec["submitterPodTemplate"] is not None:
-            c.bad(
-                "spec.submitterPodTemplate",
-                "Currently, SidecarMode doesn't support SubmitterPodTemplate",
-                "remove it, or use K8sJobMode",
-            )
+            c.bad("spec.submitterPodTemplate", SIDECAR_NO_TEMPLATE, "remove it, or use K8sJobMode")
         if "submitterConfig" in spec and spec["submitterConfig"] is not None:
-            c.bad(
-                "spec.submitterConfig",
-                "Currently, SidecarMode doesn't support SubmitterConfig",
-                "remove it, or use K8sJobMode",
-            )
+            c.bad("spec.submitterConfig", SIDECAR_NO_CONFIG, "remove it, or use K8sJobMode")
     elif mode == "K8sJobMode" and template:
         pod_path = "spec.submitterPodTemplate.spec"
         policy = template_pod.get("restartPolicy")
@@ -131,13 +125,9 @@ def check_spec(c: Checker, spec: Mapping[str, Any], meta: Mapping[str, Any]) -> 
     job_id = spec.get("jobId")
     # An empty jobId is Go's zero value: KubeRay treats it as unset (InteractiveMode
     # samples ship `jobId: ""` for the user to fill in).
-    if isinstance(job_id, str) and job_id and not _JOB_ID.fullmatch(job_id):
-        c.bad(
-            "spec.jobId",
-            f"{job_id!r} is not accepted: it is written unquoted into the submitter's "
-            "shell command",
-            "1 to 128 letters, digits, '.', '_' and '-', starting with a letter or digit",
-        )
+    refused = c.rules.job_id(job_id) if isinstance(job_id, str) and job_id else None
+    if refused:
+        c.bad("spec.jobId", *refused)
     runtime_env = spec.get("runtimeEnvYAML")
     refused = c.rules.runtime_env(runtime_env) if isinstance(runtime_env, str) else None
     if refused:

@@ -83,10 +83,12 @@ class SubmitterRules:
         entrypoint: why the submitter cannot run ``spec.entrypoint`` (called only when the
             submitter runs it), or None.
         runtime_env: why the submitter cannot pass ``spec.runtimeEnvYAML`` to Ray, or None.
+        job_id: why a non-empty ``spec.jobId`` cannot be the submission ID, or None.
     """
 
     entrypoint: Callable[[str], Refusal | None]
     runtime_env: Callable[[str], Refusal | None]
+    job_id: Callable[[str], Refusal | None]
 
 
 class Checker:
