@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from raygang.volcano.api import Node, Placement, Res, Task
 from raygang.volcano.cache import DEFAULT_QUEUE, QueueView
 from raygang.volcano.conf import open_session
-from raygang.volcano.framework import Admitted, EnqueueVoter, Session, Vote
+from raygang.volcano.framework import Admitted, EnqueueVoter, ProportionBallot, Session, Vote
 from raygang.volcano.plugins import nodeorder, predicates
 
 from tests.volcano.conftest import GI, cluster, node, parse_and_read
@@ -37,10 +37,16 @@ class TestSession:
     def test_the_first_rejecting_voter_answers_and_the_rest_are_not_asked(self) -> None:
         asked: list[str] = []
 
+        def ballot(name: str, rejects: bool) -> ProportionBallot:
+            event = name if rejects else None
+            return ProportionBallot(not rejects, event, name, True, {}, {}, {}, ())
+
         def voter(name: str, rejects: bool) -> EnqueueVoter:
-            def vote(queue: QueueView, minimum: Res, admitted: Sequence[Admitted]) -> Vote | None:
+            def vote(
+                queue: QueueView | None, minimum: Res, admitted: Sequence[Admitted]
+            ) -> ProportionBallot:
                 asked.append(name)
-                return Vote(False, "overcommit", name) if rejects else None
+                return ballot(name, rejects)
 
             return vote
 
@@ -50,9 +56,15 @@ class TestSession:
             .add_job_enqueueable(voter("b", True))
             .add_job_enqueueable(voter("c", True))
         )
-        assert session.job_enqueueable(DEFAULT_QUEUE, {}, ()) == Vote(False, "overcommit", "b")
+        answer = session.job_enqueueable(DEFAULT_QUEUE, {}, ())
+        assert (answer.admitted, answer.by, answer.event) == (False, "proportion", "b")
         assert asked == ["a", "b"]
+        # The vote keeps the ballots of the voters asked, in tier order.
+        assert answer.ballots == (ballot("a", False), ballot("b", True))
         assert Session().job_enqueueable(DEFAULT_QUEUE, {}, ()) == Vote(True)
+        # Every voter's ballot, for the decision log: the ones after a rejection too.
+        asked.clear()
+        assert [b.queue for b in session.ballots(DEFAULT_QUEUE, {}, ())] == ["a", "b", "c"]
 
     def test_orders_end_with_the_sessions_fallbacks(self) -> None:
         session = Session().add_job_order(lambda ready, held: int(ready))

@@ -22,12 +22,11 @@ from raygang.volcano.actions.others import Before, Own, place_others
 from raygang.volcano.api import Node, Res, Task, to_res
 from raygang.volcano.cache import DEFAULT_QUEUE, QueueView, declared_view
 from raygang.volcano.conf import open_session
-from raygang.volcano.framework import Admitted, QueueGate, reserved_by
-from raygang.volcano.plugins.overcommit import effective_factor, overcommit_short
+from raygang.volcano.decisions import Admitted, EnqueueLog
+from raygang.volcano.framework import QueueGate
 from raygang.volcano.plugins.proportion import (
     Shares,
     deserved_shares,
-    proportion_short,
     real_capability,
 )
 from raygang.volcano.queue import QueueDecl
@@ -74,7 +73,7 @@ class Evaluation:
     ) -> None:
         self.plan = plan
         self.declared = queues
-        self.factor = effective_factor(factor)
+        self.factor = factor
         self.qname = plan.queue or "default"
         self.minimum = to_res(plan.gang.min_resources)
         self.siblings, self.siblings_minimum = siblings_of(stack.queue_jobs, plan, self.qname)
@@ -86,8 +85,9 @@ class Evaluation:
         self.cluster = cluster_for(stack, plan, queues)
         self.session = open_session(self.cluster, self.factor)
         self.queue = self._resolve_queue()
-        # Pending PodGroups Volcano admits before this one exists (set by the driver).
-        self.early: list[Admitted] = []
+        # The enqueue action's log: the Pending PodGroups it admits before this one exists,
+        # and every voter's ballot on this one (set by the driver; None without nodes).
+        self.enqueued: EnqueueLog | None = None
         # Checks whose failure makes later ones fail for the same cause; their reasons
         # are not repeated.
         self.failed: set[str] = set()
@@ -160,15 +160,10 @@ class Evaluation:
         queues = self.cluster.queues.values() if self.cluster is not None else [queue]
         return real_capability(queue, total, queues)
 
-    def overcommit_short(self, minimum: Res, admitted: Sequence[Admitted]) -> list[str]:
-        assert self.cluster is not None
-        return overcommit_short(self.cluster, self.factor, minimum, reserved_by(admitted))
-
-    def proportion_short(
-        self, queue: QueueView, minimum: Res, admitted: Sequence[Admitted]
-    ) -> list[str]:
-        assert self.cluster is not None
-        return proportion_short(self.cluster, queue, minimum, reserved_by(admitted, queue.name))
+    @property
+    def admitted_first(self) -> tuple[Admitted, ...]:
+        """The Pending PodGroups the enqueue action admits before this one, oldest first."""
+        return self.enqueued.admitted if self.enqueued is not None else ()
 
     # -- the job's pods ------------------------------------------------------------------
 
@@ -217,7 +212,7 @@ class Evaluation:
             # allocate's session: this job is one of its jobs, in proportion's shares.
             session = open_session(self.cluster, self.factor, shares)
             self._before = place_others(
-                self.cluster, {a.name for a in self.early}, shares, own, session
+                self.cluster, {a.name for a in self.admitted_first}, shares, own, session
             )
         return self._before
 

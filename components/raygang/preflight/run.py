@@ -88,8 +88,8 @@ from raygang.preflight.evaluation import Evaluation
 from raygang.preflight.result import Check, CheckStatus, NodeShape, Phase, PreflightResult, Verdict
 from raygang.preflight.stack import StackView, stack_view
 from raygang.preflight.verdict import result_of
-from raygang.volcano.actions.enqueue import admitted_before
-from raygang.volcano.plugins.overcommit import DEFAULT_OVERCOMMIT_FACTOR
+from raygang.volcano.actions.enqueue import enqueue
+from raygang.volcano.conf import DEFAULT_OVERCOMMIT_FACTOR
 from raygang.volcano.queue import QueueDecl
 
 __all__ = [
@@ -113,10 +113,9 @@ def run(ev: Evaluation) -> PreflightResult:
     check_gang(ev)
     check_capability(ev)
     check_fit(ev)
-    ev.early = (
-        admitted_before(ev.session) if ev.cluster is not None and ev.cluster.has_nodes else []
-    )
-    check_enqueue(ev, ev.early)
+    if ev.cluster is not None and ev.cluster.has_nodes:
+        ev.enqueued = enqueue(ev.session, ev.qname, ev.plan.gang.min_resources)
+    check_enqueue(ev)
     fair = check_fair_share(ev)
     check_placement(ev, fair)
     check_siblings(ev)

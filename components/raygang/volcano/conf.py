@@ -16,7 +16,7 @@ from raygang.volcano.plugins import drf, gang, nodeorder, overcommit, predicates
 from raygang.volcano.plugins.overcommit import DEFAULT_OVERCOMMIT_FACTOR
 from raygang.volcano.plugins.proportion import Shares
 
-__all__ = ["open_session"]
+__all__ = ["DEFAULT_OVERCOMMIT_FACTOR", "open_session"]
 
 
 def open_session(

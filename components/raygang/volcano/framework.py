@@ -10,21 +10,32 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Literal
 
 from raygang.volcano.api import Node, Num, Res, Task
 from raygang.volcano.cache import Cluster, QueueView
+from raygang.volcano.decisions import (
+    Admitted,
+    Ballot,
+    OvercommitBallot,
+    ProportionBallot,
+    QueueShares,
+    Vote,
+)
 
 __all__ = [
     "Admitted",
     "Allocatable",
+    "Ballot",
     "EnqueueVoter",
     "JobOrder",
     "NodeOrder",
+    "OvercommitBallot",
     "Overused",
     "Predicate",
+    "ProportionBallot",
     "QueueGate",
     "QueueOrder",
+    "QueueShares",
     "Session",
     "Vote",
     "reserved_by",
@@ -54,36 +65,15 @@ Allocatable = Callable[[str, Res, Task, Res], bool]
 QueueGate = Callable[[Task, Res], bool]
 
 
-@dataclass
-class Admitted:
-    """A gang that Volcano admits before this one (a Pending PodGroup that passes now)."""
-
-    name: str
-    queue: str
-    minimum: Res
-
-
 def reserved_by(admitted: Sequence[Admitted], queue: str | None = None) -> list[Res]:
     """The minimum of the gangs enqueued earlier in the session (of ``queue``, if given)."""
     return [a.minimum for a in admitted if queue is None or a.queue == queue]
 
 
-@dataclass(frozen=True)
-class Vote:
-    """``JobEnqueueable``'s answer, who gave it, and the PodGroup event it records.
-
-    ``by``: the voter that rejected (``overcommit``, ``proportion``), ``session`` when the
-    queue is not in the session, or None when the job is enqueued.
-    """
-
-    admitted: bool
-    by: Literal["overcommit", "proportion", "session"] | None = None
-    event: str | None = None
-
-
-# ``JobEnqueueableFn``: a voter's rejection of a PodGroup of ``queue`` asking ``minimum``
-# (``admitted``: the gangs enqueued earlier in the session); None when it permits.
-EnqueueVoter = Callable[[QueueView, Res, Sequence[Admitted]], Vote | None]
+# ``JobEnqueueableFn``: a voter's ballot on a PodGroup of ``queue`` asking ``minimum``
+# (``admitted``: the gangs enqueued earlier in the session), with the numbers it compared;
+# None when it abstains (proportion, for a queue the session lacks).
+EnqueueVoter = Callable[[QueueView | None, Res, Sequence[Admitted]], Ballot | None]
 
 
 @dataclass(frozen=True)
@@ -174,9 +164,20 @@ class Session:
 
     def job_enqueueable(self, queue: QueueView, minimum: Res, admitted: Sequence[Admitted]) -> Vote:
         """``JobEnqueueable``: the voters in tier order; the first rejection returns, and
-        the voters after it are not asked."""
+        the voters after it are not asked. The vote keeps the ballots of those asked."""
+        asked: list[Ballot] = []
         for fn in self.voters:
-            rejected = fn(queue, minimum, admitted)
-            if rejected is not None:
-                return rejected
-        return Vote(True)
+            ballot = fn(queue, minimum, admitted)
+            if ballot is None:
+                continue
+            asked.append(ballot)
+            if not ballot.permits:
+                return Vote(False, ballot.voter, ballot.event, tuple(asked))
+        return Vote(True, ballots=tuple(asked))
+
+    def ballots(
+        self, queue: QueueView | None, minimum: Res, admitted: Sequence[Admitted]
+    ) -> tuple[Ballot, ...]:
+        """Every voter's ballot, in tier order, the voters after a rejection included:
+        what each would answer, for the decision log (:meth:`job_enqueueable` decides)."""
+        return tuple(b for fn in self.voters if (b := fn(queue, minimum, admitted)) is not None)

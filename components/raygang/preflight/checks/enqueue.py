@@ -1,27 +1,30 @@
-"""The enqueue checks: the overcommit and proportion votes (:mod:`raygang.volcano.actions.enqueue`)
-in our words, with the reservations that block them and the fixes."""
+"""The enqueue checks: the overcommit and proportion ballots of the enqueue action's log
+(:class:`raygang.volcano.decisions.EnqueueLog`) in our words, with the reservations that
+block them and the fixes. The numbers and Volcano's events are the ballots'; nothing of
+the votes is computed here."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from fractions import Fraction
 
 from raygang.preflight.evaluation import Evaluation
 from raygang.preflight.fixes import replica_fix
 from raygang.volcano.api import (
-    add_res,
     asked_names,
     get,
     inqueue_resource,
-    insufficient,
     round_up,
-    scale,
     show,
     show_res,
     sub,
 )
-from raygang.volcano.framework import Admitted, reserved_by
-from raygang.volcano.plugins.overcommit import factor_text, overcommit_held, overcommit_idle
-from raygang.volcano.plugins.proportion import queue_committed
+from raygang.volcano.decisions import OvercommitBallot, ProportionBallot
+
+
+def factor_text(factor: Fraction) -> str:
+    """The factor as people write it (``1.2``), or as a fraction when that would be inexact."""
+    return str(float(factor)) if factor.denominator in (1, 2, 4, 5, 10) else f"{factor}"
 
 
 def blockers_of(ev: Evaluation, names: Sequence[str], queue: str | None) -> list[str]:
@@ -52,26 +55,28 @@ def blockers_of(ev: Evaluation, names: Sequence[str], queue: str | None) -> list
     return [text for _, text in sorted(out)]
 
 
-def check_enqueue(ev: Evaluation, admitted: list[Admitted]) -> None:
-    if ev.cluster is None or not ev.cluster.has_nodes:
+def check_enqueue(ev: Evaluation) -> None:
+    log = ev.enqueued
+    if log is None:
         where = "no cluster snapshot" if ev.cluster is None else "no Node objects"
         ev.add("overcommit", "skip", f"{where}: cluster usage unknown")
         ev.add("proportion", "skip", f"{where}: queue usage unknown")
         return
+    admitted = log.admitted
     early = f"; {len(admitted)} Pending PodGroup(s) are admitted first" if admitted else ""
-    check_overcommit(ev, admitted, early)
-    check_proportion(ev, admitted, early)
+    overcommit = log.ballot("overcommit")
+    assert isinstance(overcommit, OvercommitBallot)
+    check_overcommit(ev, overcommit, early)
+    proportion = log.ballot("proportion")
+    assert proportion is None or isinstance(proportion, ProportionBallot)
+    check_proportion(ev, proportion, early)
 
 
-def check_overcommit(ev: Evaluation, admitted: list[Admitted], early: str) -> None:
-    assert ev.cluster is not None
-    minimum = ev.minimum
-    idle = overcommit_idle(ev.cluster, ev.factor)
-    held = overcommit_held(ev.cluster, reserved_by(admitted))
-    short = insufficient(add_res(held, minimum), idle, minimum)
+def check_overcommit(ev: Evaluation, ballot: OvercommitBallot, early: str) -> None:
+    minimum, idle, held, short = ballot.ask, ballot.idle, ballot.held, ballot.short
     names = asked_names(minimum)
-    factor = factor_text(ev.factor)
-    if not short:
+    factor = factor_text(ballot.factor)
+    if ballot.permits:
         left = show_res(sub(idle, held), names)
         ev.add(
             "overcommit",
@@ -80,7 +85,8 @@ def check_overcommit(ev: Evaluation, admitted: list[Admitted], early: str) -> No
             f"leaves {left}{early}",
         )
         return
-    volcano = "resource in cluster is overused: " + ", ".join(f"overused {n}" for n in short)
+    assert ballot.event is not None
+    volcano = ballot.event
     deficit = {n: get(held, n) + get(minimum, n) - get(idle, n) for n in short}
     fixes = []
     blockers = blockers_of(ev, short, None)
@@ -89,12 +95,11 @@ def check_overcommit(ev: Evaluation, admitted: list[Admitted], early: str) -> No
     shrink = replica_fix(ev, deficit)
     if shrink:
         fixes.append(shrink)
-    total = ev.cluster.total
     for name in short:
-        if get(total, name) <= 0:
+        if get(ballot.allocatable, name) <= 0:
             fixes.append(f"add nodes that offer {name}")
         else:
-            more = round_up(name, deficit[name] / ev.factor)
+            more = round_up(name, deficit[name] / ballot.factor)
             fixes.append(f"add nodes with {name} {show(name, more)} allocatable")
     # overcommit votes first: its event is the one the PodGroup shows, and proportion is
     # not asked, so its reason is never folded into the capability check's.
@@ -103,8 +108,8 @@ def check_overcommit(ev: Evaluation, admitted: list[Admitted], early: str) -> No
         "overcommit",
         "fail",
         f"{volcano}: needs {show_res(minimum, short)}; {factor} x allocatable "
-        f"({show_res(scale(total, ev.factor), short)}) - used "
-        f"({show_res(ev.cluster.used, short)}) leaves {show_res(idle, short)}, and "
+        f"({show_res(ballot.budget, short)}) - used "
+        f"({show_res(ballot.used, short)}) leaves {show_res(idle, short)}, and "
         f"admitted gangs reserve {show_res(held, short)}{early}",
         f"{volcano} -- enqueue admits a gang only while {factor} x the cluster's "
         f"allocatable, minus what pods use and what admitted gangs reserve "
@@ -113,48 +118,46 @@ def check_overcommit(ev: Evaluation, admitted: list[Admitted], early: str) -> No
     )
 
 
-def check_proportion(ev: Evaluation, admitted: list[Admitted], early: str) -> None:
-    assert ev.cluster is not None
-    minimum = ev.minimum
-    names = asked_names(minimum)
-    q = ev.queue
-    if q is None:
+def check_proportion(ev: Evaluation, ballot: ProportionBallot | None, early: str) -> None:
+    if ballot is None:
         ev.add("proportion", "skip", f"queue {ev.qname} unknown")
         return
-    if not q.open:
+    if not ballot.open:
         ev.add(
             "proportion",
             "fail",
-            f"queue {q.name} is not Open: proportion rejects the gang (no event)",
+            f"queue {ballot.queue} is not Open: proportion rejects the gang (no event)",
             same_cause="queue",
         )
         return
-    real = ev.real_capability(q, ev.cluster.total) or {}
-    committed = queue_committed(ev.cluster, q.name, reserved_by(admitted, q.name))
-    short = insufficient(add_res(minimum, committed), real, minimum)
-    if not short:
+    minimum, real, committed, short = ballot.ask, ballot.real, ballot.committed, ballot.short
+    names = asked_names(minimum)
+    name = ballot.queue
+    if ballot.permits:
         ev.add(
             "proportion",
             "pass",
-            f"queue {q.name}: realCapability {show_res(real, names)}, committed "
+            f"queue {name}: realCapability {show_res(real, names)}, committed "
             f"{show_res(committed, names)}, this gang {show_res(minimum, names)}{early}",
         )
         return
-    volcano = "queue resource quota insufficient: " + ", ".join(f"insufficient {n}" for n in short)
+    assert ballot.event is not None and ev.queue is not None
+    volcano = ballot.event
     if ev.enqueue_event is None:
         ev.enqueue_event = ("proportion", volcano)
     deficit = {n: get(committed, n) + get(minimum, n) - get(real, n) for n in short}
     fixes = []
-    blockers = blockers_of(ev, short, q.name)
+    blockers = blockers_of(ev, short, name)
     if blockers:
         fixes.append("finish or delete " + ", ".join(blockers))
     shrink = replica_fix(ev, deficit)
     if shrink:
         fixes.append(shrink)
-    if all(n in q.capability and get(real, n) >= q.capability[n] for n in short):
+    capability = ev.queue.capability
+    if all(n in capability and get(real, n) >= capability[n] for n in short):
         fixes.append(
             " and ".join(
-                f"raise queue {q.name} capability {n} from {show(n, q.capability[n])} "
+                f"raise queue {name} capability {n} from {show(n, capability[n])} "
                 f"to {show(n, get(committed, n) + get(minimum, n))}"
                 for n in short
             )
@@ -162,9 +165,9 @@ def check_proportion(ev: Evaluation, admitted: list[Admitted], early: str) -> No
     ev.add(
         "proportion",
         "fail",
-        f"{volcano}: queue {q.name} realCapability {show_res(real, short)}, committed "
+        f"{volcano}: queue {name} realCapability {show_res(real, short)}, committed "
         f"{show_res(committed, short)}, this gang {show_res(minimum, short)}{early}",
-        f"{volcano} -- queue {q.name} can hold {show_res(real, short)}, its admitted "
+        f"{volcano} -- queue {name} can hold {show_res(real, short)}, its admitted "
         f"gangs already hold {show_res(committed, short)} and this gang needs "
         f"{show_res(minimum, short)} more, so the PodGroup stays Pending. "
         f"Fix: {'; or '.join(fixes)}.",

@@ -7,8 +7,9 @@ from raygang.preflight.evaluation import Evaluation
 from raygang.preflight.jobpods import job_pods
 from raygang.preflight.siblings import MAX_SIMULATED_SIBLINGS, SIBLINGS_NAMED
 from raygang.volcano.actions.allocate import MAX_SIMULATED_PODS, place_gang
+from raygang.volcano.actions.enqueue import ballots
 from raygang.volcano.api import Res, add_res, fit_error_message, insufficient, show_res
-from raygang.volcano.framework import Admitted
+from raygang.volcano.decisions import Admitted
 
 
 def check_siblings(ev: Evaluation) -> None:
@@ -23,22 +24,15 @@ def check_siblings(ev: Evaluation) -> None:
     q = ev.queue
     if ev.cluster is not None and ev.cluster.has_nodes and q is not None:
         # The gates only sum what is admitted ahead: the siblings as one.
-        ahead = [Admitted("the stack's other jobs", ev.qname, ev.siblings_minimum)]
-        alone_oc = ev.overcommit_short(ev.minimum, ev.early)
-        together_oc = ev.overcommit_short(ev.minimum, [*ev.early, *ahead])
-        if together_oc and not alone_oc:
-            problems.append(
-                "resource in cluster is overused: "
-                + ", ".join(f"overused {n}" for n in together_oc)
-            )
-        if q.open:
-            alone_q = ev.proportion_short(q, ev.minimum, ev.early)
-            together_q = ev.proportion_short(q, ev.minimum, [*ev.early, *ahead])
-            if together_q and not alone_q:
-                problems.append(
-                    "queue resource quota insufficient: "
-                    + ", ".join(f"insufficient {n}" for n in together_q)
-                )
+        # The gates only sum what is admitted ahead: the siblings as one. Each voter's
+        # ballot alone and with them ahead; a voter that rejects only with them says so.
+        ahead = Admitted("the stack's other jobs", ev.qname, ev.siblings_minimum)
+        early = ev.admitted_first
+        alone_votes = ballots(ev.session, ev.qname, ev.minimum, early)
+        together_votes = ballots(ev.session, ev.qname, ev.minimum, [*early, ahead])
+        for one, both in zip(alone_votes, together_votes, strict=True):
+            if both.event is not None and one.permits:
+                problems.append(both.event)
         many = len(ev.siblings) > MAX_SIMULATED_SIBLINGS
         sibling_pods = [] if many else [job_pods(s) for s in ev.siblings]
         small = all(p.created <= MAX_SIMULATED_PODS for p in [ev.pods, *sibling_pods])

@@ -13,10 +13,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from raygang.kube.quantity import Quantity
-from raygang.volcano.api import to_res
-from raygang.volcano.framework import Admitted, Session, Vote
+from raygang.volcano.api import Res, to_res
+from raygang.volcano.decisions import EnqueueLog
+from raygang.volcano.framework import Admitted, Ballot, Session, Vote
 
-__all__ = ["admitted_before", "vote"]
+__all__ = ["admitted_before", "ballots", "enqueue", "pending_votes", "vote"]
 
 
 def vote(
@@ -35,19 +36,44 @@ def vote(
     return session.job_enqueueable(view, to_res(min_raw), admitted)
 
 
-def admitted_before(session: Session) -> list[Admitted]:
-    """Pending PodGroups that pass the enqueue gate now, oldest first.
-
-    Our PodGroup does not exist yet; the scheduler runs every second, so by the time it
-    does, these are Inqueue and hold their reservation.
-    """
+def ballots(
+    session: Session, queue: str, minimum: Res, admitted: Sequence[Admitted] = ()
+) -> tuple[Ballot, ...]:
+    """Every voter's ballot on a PodGroup of ``queue`` asking ``minimum``, with what it
+    compared, the voters Volcano would not ask after a rejection included (what they would
+    say); a queue the session lacks is voted on by the voters that do not read it."""
     assert session.cluster is not None
+    return session.ballots(session.cluster.queue_view(queue), minimum, admitted)
+
+
+def enqueue(session: Session, queue: str, min_raw: Mapping[str, Quantity]) -> EnqueueLog:
+    """The enqueue action over the session's Pending PodGroups, oldest first, then the
+    PodGroup of the job judged (``queue``, ``min_raw``), the newest: each vote in the log.
+
+    The job's PodGroup does not exist yet; the scheduler runs every second, so by the time
+    it does, the PodGroups admitted now are Inqueue and hold their reservation.
+    """
+    votes, admitted = pending_votes(session)
+    judged = vote(session, queue, min_raw, admitted)
+    every = ballots(session, queue, to_res(min_raw), admitted)
+    return EnqueueLog(votes, admitted, judged, every)
+
+
+def pending_votes(session: Session) -> tuple[tuple[tuple[str, Vote], ...], tuple[Admitted, ...]]:
+    """Each Pending PodGroup's vote, oldest first, and those it admits."""
+    assert session.cluster is not None
+    votes: list[tuple[str, Vote]] = []
     admitted: list[Admitted] = []
     for group in session.cluster.groups:
         if not group.is_pending:
             continue  # only Pending PodGroups are enqueued
-        if vote(session, group.queue, group.min_raw, admitted).admitted and (
-            group.min_raw is not None
-        ):
+        decided = vote(session, group.queue, group.min_raw, admitted)
+        votes.append((group.key, decided))
+        if decided.admitted and group.min_raw is not None:
             admitted.append(Admitted(group.key, group.queue, group.min_res))
-    return admitted
+    return tuple(votes), tuple(admitted)
+
+
+def admitted_before(session: Session) -> list[Admitted]:
+    """Pending PodGroups that pass the enqueue gate now, oldest first."""
+    return list(pending_votes(session)[1])

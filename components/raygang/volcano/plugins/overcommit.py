@@ -13,7 +13,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING
 
 from raygang.volcano.api import Res, add_res, inqueue_resource, insufficient, scale, sub
-from raygang.volcano.framework import Admitted, Session, Vote, reserved_by
+from raygang.volcano.framework import Admitted, OvercommitBallot, Session, reserved_by
 
 if TYPE_CHECKING:
     from raygang.volcano.cache import Cluster, QueueView
@@ -21,11 +21,10 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULT_OVERCOMMIT_FACTOR",
     "effective_factor",
-    "factor_text",
+    "overcommit_ballot",
     "overcommit_event",
     "overcommit_held",
     "overcommit_idle",
-    "overcommit_short",
 ]
 
 
@@ -36,11 +35,6 @@ DEFAULT_OVERCOMMIT_FACTOR = Fraction(6, 5)
 def effective_factor(factor: Fraction) -> Fraction:
     """The factor the plugin uses: below 1 it falls back to the default 1.2."""
     return factor if factor >= 1 else DEFAULT_OVERCOMMIT_FACTOR
-
-
-def factor_text(factor: Fraction) -> str:
-    """The factor as people write it (``1.2``), or as a fraction when that would be inexact."""
-    return str(float(factor)) if factor.denominator in (1, 2, 4, 5, 10) else f"{factor}"
 
 
 def overcommit_idle(cluster: Cluster, factor: Fraction) -> Res:
@@ -61,31 +55,44 @@ def overcommit_held(cluster: Cluster, reserved: Sequence[Res] = ()) -> Res:
     return add_res(held, *reserved)
 
 
-def overcommit_short(
-    cluster: Cluster, factor: Fraction, minimum: Res, reserved: Sequence[Res] = ()
-) -> list[str]:
-    """The resource names the vote rejects on (``LessEqualWithDimensionAndResourcesName``
-    over the job's own dimensions); empty when it permits."""
-    return insufficient(
-        add_res(overcommit_held(cluster, reserved), minimum),
-        overcommit_idle(cluster, factor),
-        minimum,
-    )
-
-
 def overcommit_event(short: Sequence[str]) -> str:
     """The Normal ``Unschedulable`` PodGroup event of a rejection."""
     return "resource in cluster is overused: " + ", ".join(f"overused {n}" for n in short)
 
 
+def overcommit_ballot(
+    cluster: Cluster, factor: Fraction, minimum: Res, reserved: Sequence[Res] = ()
+) -> OvercommitBallot:
+    """The enqueue vote on a PodGroup asking ``minimum``, with the numbers it compared."""
+    budget = scale(cluster.total, factor)
+    idle = overcommit_idle(cluster, factor)
+    held = overcommit_held(cluster, reserved)
+    short = insufficient(add_res(held, minimum), idle, minimum)
+    return OvercommitBallot(
+        permits=not short,
+        event=overcommit_event(short) if short else None,
+        factor=factor,
+        allocatable=cluster.total,
+        budget=budget,
+        used=cluster.used,
+        idle=idle,
+        held=held,
+        ask=minimum,
+        short=tuple(short),
+    )
+
+
 def on_session_open(session: Session, factor: Fraction) -> Session:
-    """The plugin's ``OnSessionOpen``: its enqueue vote over the session's cluster."""
+    """The plugin's ``OnSessionOpen``: its enqueue vote over the session's cluster, with
+    ``factor`` as the plugin takes it (below 1, the default)."""
     cluster = session.cluster
     if cluster is None:
         return session
+    factor = effective_factor(factor)
 
-    def vote(queue: QueueView, minimum: Res, admitted: Sequence[Admitted]) -> Vote | None:
-        short = overcommit_short(cluster, factor, minimum, reserved_by(admitted))
-        return Vote(False, "overcommit", overcommit_event(short)) if short else None
+    def vote(
+        queue: QueueView | None, minimum: Res, admitted: Sequence[Admitted]
+    ) -> OvercommitBallot:
+        return overcommit_ballot(cluster, factor, minimum, reserved_by(admitted))
 
     return session.add_job_enqueueable(vote)

@@ -33,7 +33,7 @@ from raygang.volcano.api import (
     scale,
     sub,
 )
-from raygang.volcano.framework import Admitted, QueueGate, Session, Vote, reserved_by
+from raygang.volcano.framework import Admitted, ProportionBallot, QueueGate, Session, reserved_by
 
 if TYPE_CHECKING:
     from raygang.volcano.cache import Cluster, QueueView
@@ -90,13 +90,25 @@ def queue_committed(cluster: Cluster, queue: str, reserved: Sequence[Res] = ()) 
     return add_res(sub(add_res(allocated, inqueue), elastic), add_res(*reserved))
 
 
-def proportion_short(
+def proportion_ballot(
     cluster: Cluster, queue: QueueView, minimum: Res, reserved: Sequence[Res] = ()
-) -> list[str]:
-    """The resource names the enqueue vote rejects on; empty when it permits."""
+) -> ProportionBallot:
+    """The enqueue vote on a PodGroup of ``queue`` asking ``minimum``, with the numbers it
+    compared: a queue that is not Open takes no PodGroup (no event, nothing compared)."""
+    if not queue.open:
+        return ProportionBallot(False, None, queue.name, False, {}, {}, minimum, ())
     real = real_capability(queue, cluster.total, cluster.queues.values()) or {}
-    return insufficient(
-        add_res(minimum, queue_committed(cluster, queue.name, reserved)), real, minimum
+    committed = queue_committed(cluster, queue.name, reserved)
+    short = insufficient(add_res(minimum, committed), real, minimum)
+    return ProportionBallot(
+        permits=not short,
+        event=proportion_event(short) if short else None,
+        queue=queue.name,
+        open=True,
+        real=real,
+        committed=committed,
+        ask=minimum,
+        short=tuple(short),
     )
 
 
@@ -264,10 +276,11 @@ def on_session_open(session: Session, shares: Shares | None = None) -> Session:
         session = session.add_queue_order(order).add_overused(is_overused)
         session = session.add_allocatable(allocatable)
 
-    def vote(queue: QueueView, minimum: Res, admitted: Sequence[Admitted]) -> Vote | None:
-        if not queue.open:
-            return Vote(False, "proportion")
-        short = proportion_short(cluster, queue, minimum, reserved_by(admitted, queue.name))
-        return Vote(False, "proportion", proportion_event(short)) if short else None
+    def vote(
+        queue: QueueView | None, minimum: Res, admitted: Sequence[Admitted]
+    ) -> ProportionBallot | None:
+        if queue is None:
+            return None  # a queue the session lacks: the job is dropped, not voted on
+        return proportion_ballot(cluster, queue, minimum, reserved_by(admitted, queue.name))
 
     return session.add_job_enqueueable(vote)
