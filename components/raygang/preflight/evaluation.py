@@ -22,13 +22,9 @@ from raygang.volcano.actions.others import Before, Own, place_others
 from raygang.volcano.api import Node, Res, Task, to_res
 from raygang.volcano.cache import DEFAULT_QUEUE, QueueView, declared_view
 from raygang.volcano.conf import open_session
-from raygang.volcano.decisions import Admitted, EnqueueLog
-from raygang.volcano.framework import QueueGate
-from raygang.volcano.plugins.proportion import (
-    Shares,
-    deserved_shares,
-    real_capability,
-)
+from raygang.volcano.decisions import Admitted, EnqueueLog, QueueShares
+from raygang.volcano.framework import Newest, QueueGate, Session
+from raygang.volcano.plugins.proportion import real_capability
 from raygang.volcano.queue import QueueDecl
 
 # Where in Volcano's pipeline a reason arises: the admission webhook, the enqueue vote,
@@ -93,8 +89,8 @@ class Evaluation:
         self.failed: set[str] = set()
         # The resource names each failed resource check was short of.
         self.short: dict[str, set[str]] = {}
-        # deserved_shares() and place_others(), once computed (shares, before).
-        self._shares: Shares | None = None
+        # allocate's session (this job among its jobs) and place_others(), once made.
+        self._allocate: Session | None = None
         self._before: Before | None = None
         # What Volcano itself writes on the PodGroup: the enqueue voter that rejects and
         # its event (overcommit is asked first; the first rejection returns), and the
@@ -192,12 +188,26 @@ class Evaluation:
 
     # -- placement -----------------------------------------------------------------------
 
-    def shares(self) -> Shares:
-        """proportion's deserved shares and allocations, this job in its queue."""
-        if self._shares is None:
+    def allocate_session(self) -> Session:
+        """allocate's session: this job is one of its jobs, in proportion's shares."""
+        if self._allocate is None:
             assert self.cluster is not None
-            self._shares = deserved_shares(self.cluster, self.queue, self.pods.request(extras=True))
-        return self._shares
+            newest = Newest(self.queue, self.pods.request(extras=True))
+            self._allocate = open_session(self.cluster, self.factor, newest)
+        return self._allocate
+
+    def shares(self) -> QueueShares:
+        """proportion's deserved shares and allocations, this job in its queue, as the
+        allocate session's log holds them."""
+        shares = self.allocate_session().shares
+        assert shares is not None
+        return shares
+
+    def queue_gate(self, allocated: Res) -> QueueGate:
+        """proportion's ``queueAllocatable`` for this job's queue at ``allocated``, through
+        the allocate session."""
+        assert self.queue is not None
+        return self.allocate_session().allocatable(self.queue.name, allocated)
 
     def before(self) -> Before:
         """``place_others()``: the session up to this job's turn in allocate's loop."""
@@ -208,11 +218,11 @@ class Evaluation:
                 if self.queue is not None
                 else None
             )
-            shares = self.shares()
-            # allocate's session: this job is one of its jobs, in proportion's shares.
-            session = open_session(self.cluster, self.factor, shares)
             self._before = place_others(
-                self.cluster, {a.name for a in self.admitted_first}, shares, own, session
+                self.cluster,
+                {a.name for a in self.admitted_first},
+                own,
+                self.allocate_session(),
             )
         return self._before
 

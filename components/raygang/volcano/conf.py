@@ -11,10 +11,9 @@ from __future__ import annotations
 from fractions import Fraction
 
 from raygang.volcano.cache import Cluster
-from raygang.volcano.framework import Session
+from raygang.volcano.framework import Newest, Session
 from raygang.volcano.plugins import drf, gang, nodeorder, overcommit, predicates, proportion
 from raygang.volcano.plugins.overcommit import DEFAULT_OVERCOMMIT_FACTOR
-from raygang.volcano.plugins.proportion import Shares
 
 __all__ = ["DEFAULT_OVERCOMMIT_FACTOR", "open_session"]
 
@@ -22,15 +21,15 @@ __all__ = ["DEFAULT_OVERCOMMIT_FACTOR", "open_session"]
 def open_session(
     cluster: Cluster | None = None,
     factor: Fraction = DEFAULT_OVERCOMMIT_FACTOR,
-    shares: Shares | None = None,
+    newest: Newest | None = None,
 ) -> Session:
     """A session of the default configuration over ``cluster`` (each plugin's
     ``OnSessionOpen``, in the configuration's order); ``factor``: overcommit's
-    ``overcommit-factor``; ``shares``: proportion's deserved shares with the job judged
-    among the session's jobs, for allocate's queue order and gates."""
+    ``overcommit-factor``; ``newest``: the job judged, among the session's jobs for
+    proportion's deserved shares (allocate's queue order and gates)."""
     session = gang.on_session_open(Session(cluster))
     session = overcommit.on_session_open(session, factor)
     session = drf.on_session_open(session)
     session = predicates.on_session_open(session)
-    session = proportion.on_session_open(session, shares)
+    session = proportion.on_session_open(session, newest)
     return nodeorder.on_session_open(session)

@@ -17,6 +17,7 @@ from fractions import Fraction
 from typing import Literal
 
 from raygang.volcano.api import Res
+from raygang.volcano.cache import QueueView
 
 __all__ = [
     "Admitted",
@@ -119,9 +120,11 @@ class EnqueueLog:
 
 @dataclass(frozen=True)
 class QueueShares:
-    """proportion's shares as its ``OnSessionOpen`` computed them, per queue with jobs:
-    the water-filled ``deserved``, what is ``allocated`` and what the jobs ``request``."""
+    """proportion's shares as its ``OnSessionOpen`` computed them, per queue with jobs
+    (``queues``): the water-filled ``deserved``, what is ``allocated`` and what the jobs
+    ``request``. allocate's queue order, ``Overused`` and ``queueAllocatable`` read them."""
 
+    queues: Mapping[str, QueueView]
     deserved: Mapping[str, Res]
     allocated: Mapping[str, Res]
     request: Mapping[str, Res]

@@ -28,6 +28,7 @@ __all__ = [
     "Ballot",
     "EnqueueVoter",
     "JobOrder",
+    "Newest",
     "NodeOrder",
     "OvercommitBallot",
     "Overused",
@@ -70,6 +71,15 @@ def reserved_by(admitted: Sequence[Admitted], queue: str | None = None) -> list[
     return [a.minimum for a in admitted if queue is None or a.queue == queue]
 
 
+@dataclass(frozen=True)
+class Newest:
+    """The job judged, as the newest job of the session (its PodGroup is not in the
+    snapshot yet): its queue (None when the session lacks it) and what its pods request."""
+
+    queue: QueueView | None
+    request: Res
+
+
 # ``JobEnqueueableFn``: a voter's ballot on a PodGroup of ``queue`` asking ``minimum``
 # (``admitted``: the gangs enqueued earlier in the session), with the numbers it compared;
 # None when it abstains (proportion, for a queue the session lacks).
@@ -81,7 +91,8 @@ class Session:
     """The cluster of a session and the functions its plugins registered, in tier order.
 
     ``cluster`` is None when only declared node shapes are known (no snapshot): then only
-    the predicates and node order apply.
+    the predicates and node order apply. ``shares``: proportion's shares as its
+    ``OnSessionOpen`` computed them, kept for the decision log (None without them).
     """
 
     cluster: Cluster | None = None
@@ -92,6 +103,7 @@ class Session:
     queue_orders: tuple[QueueOrder, ...] = ()
     overused_fns: tuple[Overused, ...] = ()
     allocatable_fns: tuple[Allocatable, ...] = ()
+    shares: QueueShares | None = None
 
     def add_predicate(self, fn: Predicate) -> Session:
         """``AddPredicateFn``: the session with ``fn`` after the predicates registered."""
@@ -120,6 +132,10 @@ class Session:
     def add_allocatable(self, fn: Allocatable) -> Session:
         """``AddAllocatableFn``."""
         return replace(self, allocatable_fns=(*self.allocatable_fns, fn))
+
+    def with_shares(self, shares: QueueShares) -> Session:
+        """The session with proportion's shares recorded."""
+        return replace(self, shares=shares)
 
     def job_order_key(
         self, ready: bool, held: Res, created: str, uid: str

@@ -9,7 +9,7 @@ from typing import Any
 
 from raygang.volcano.actions.others import Ahead, Before, Later, Own, Step, place_others
 from raygang.volcano.conf import open_session
-from raygang.volcano.plugins.proportion import deserved_shares
+from raygang.volcano.framework import Newest
 
 from tests.volcano.conftest import node, pod, podgroup, queue, session, state, two_teams
 
@@ -28,9 +28,9 @@ def before_of(
     voter = session(objects)
     c = voter.cluster
     view = c.queue_view(own_queue) if own_queue is not None else None
-    shares = deserved_shares(c, view, {"cpu": 1000 * cpu, "pods": cpu} if cpu else {})
+    newest = Newest(view, {"cpu": 1000 * cpu, "pods": cpu} if cpu else {})
     own = Own(own_queue, OURS) if own_queue is not None and replay_ours else None
-    return place_others(c, (), shares, own, open_session(c, shares=shares)), c
+    return place_others(c, (), own, open_session(c, newest=newest)), c
 
 
 def one_pod_gang(name: str, q: str, created: str) -> list[dict[str, Any]]:

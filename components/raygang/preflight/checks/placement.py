@@ -33,7 +33,6 @@ from raygang.volcano.api import (
 from raygang.volcano.framework import QueueGate, Session
 from raygang.volcano.plugins.gang import gang_condition
 from raygang.volcano.plugins.predicates import selects, untolerated
-from raygang.volcano.plugins.proportion import queue_gate
 
 
 def check_placement(ev: Evaluation, fair: tuple[Res, Res] | None) -> None:
@@ -52,7 +51,7 @@ def check_placement(ev: Evaluation, fair: tuple[Res, Res] | None) -> None:
     # whether the nodes themselves could take the gang. The queue's allocation is the
     # one at this gang's turn: gangs of the queue served first count.
     gate = (
-        queue_gate(fair[0], fair[1] if before.own_allocated is None else before.own_allocated)
+        ev.queue_gate(fair[1] if before.own_allocated is None else before.own_allocated)
         if fair is not None
         else None
     )

@@ -29,7 +29,7 @@ from raygang.volcano.framework import Session
 
 if TYPE_CHECKING:
     from raygang.volcano.cache import Cluster
-    from raygang.volcano.plugins.proportion import Shares
+    from raygang.volcano.decisions import QueueShares
 
 # Our PodGroup is created after every object of the snapshot: it is the newest job.
 NEWEST = "~"
@@ -152,18 +152,19 @@ Waiting = tuple[tuple[Num | str, ...], int, Job]
 def place_others(
     cluster: Cluster,
     admitted: Collection[str],
-    shares: Shares,
     own: Own | None,
     session: Session,
 ) -> Before:
     """Replay allocate's turns until our job's; without ``own``, every turn.
 
     Inqueue and Running PodGroups (and the Pending ones of ``admitted``, enqueued in the
-    same session) with pending pods are the other jobs; ``shares`` holds every queue's
-    deserved share and allocation at the session's opening, our job included (the
-    session's queue order, overused and allocatable functions read the same shares; these
-    are used only for the words).
+    same session) with pending pods are the other jobs. The session's shares (proportion's
+    record: every queue's deserved share and allocation at the session's opening, our job
+    included) give the queues with jobs and the words; the order, overused and
+    allocatable functions are the session's.
     """
+    shares = session.shares
+    assert shares is not None, "allocate's session is opened with the job judged"
     before = Before(nodes=list(cluster.nodes))
     allocated = {name: dict(res) for name, res in shares.allocated.items()}
     jobs: dict[str, list[Waiting]] = {}
@@ -234,7 +235,7 @@ def place_others(
 
 
 def job_of(
-    cluster: Cluster, group: SnapGroup, admitted: Collection[str], shares: Shares
+    cluster: Cluster, group: SnapGroup, admitted: Collection[str], shares: QueueShares
 ) -> Job | None:
     """A PodGroup as a job of allocate's loop; None when allocate leaves it out."""
     pending = group.pending_pods
@@ -335,7 +336,7 @@ def later_jobs(
     dropped: set[str],
     own_queue: str,
     own_share: Num,
-    shares: Shares,
+    shares: QueueShares,
     share: Callable[[str], Num],
     session: Session,
 ) -> list[Later]:

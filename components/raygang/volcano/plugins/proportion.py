@@ -33,7 +33,15 @@ from raygang.volcano.api import (
     scale,
     sub,
 )
-from raygang.volcano.framework import Admitted, ProportionBallot, QueueGate, Session, reserved_by
+from raygang.volcano.framework import (
+    Admitted,
+    Newest,
+    ProportionBallot,
+    QueueGate,
+    QueueShares,
+    Session,
+    reserved_by,
+)
 
 if TYPE_CHECKING:
     from raygang.volcano.cache import Cluster, QueueView
@@ -253,16 +261,21 @@ def queue_order_key(view: QueueView, share: Num) -> tuple[int, Num, str, str]:
     return (-view.priority, share, view.created, view.name)
 
 
-def on_session_open(session: Session, shares: Shares | None = None) -> Session:
+def on_session_open(session: Session, newest: Newest | None = None) -> Session:
     """The plugin's ``OnSessionOpen``: its enqueue vote over the session's cluster (a queue
-    that is not Open takes no PodGroup, rejected without an event); with the queues'
-    ``shares`` (:func:`deserved_shares`), its queue order, ``Overused`` and
+    that is not Open takes no PodGroup, rejected without an event); with the ``newest``
+    job among the session's, the queues' deserved shares (:func:`deserved_shares`,
+    recorded in the session's log), its queue order, ``Overused`` and
     ``queueAllocatable`` for allocate."""
     cluster = session.cluster
     if cluster is None:
         return session
-    if shares is not None:
+    if newest is not None:
+        shares = deserved_shares(cluster, newest.queue, newest.request)
         deserved = shares.deserved
+        session = session.with_shares(
+            QueueShares(shares.queues, shares.deserved, shares.allocated, shares.request)
+        )
 
         def order(queue: QueueView, allocated: Res) -> tuple[Num, ...]:
             return (-queue.priority, share_of(allocated, deserved.get(queue.name, {})))
