@@ -22,9 +22,8 @@ from raygang.volcano.actions.others import Before, Own, place_others
 from raygang.volcano.api import Node, Res, Task, to_res
 from raygang.volcano.cache import DEFAULT_QUEUE, QueueView, declared_view
 from raygang.volcano.conf import open_session
-from raygang.volcano.decisions import Admitted, EnqueueLog, QueueShares
-from raygang.volcano.framework import Newest, QueueGate, Session
-from raygang.volcano.plugins.proportion import real_capability
+from raygang.volcano.decisions import Admitted, EnqueueLog, QueueCapability, QueueShares
+from raygang.volcano.framework import Newest, QueueGate
 from raygang.volcano.queue import QueueDecl
 
 # Where in Volcano's pipeline a reason arises: the admission webhook, the enqueue vote,
@@ -79,8 +78,12 @@ class Evaluation:
         self.never = False
         self.pods = job_pods(plan)
         self.cluster = cluster_for(stack, plan, queues)
-        self.session = open_session(self.cluster, self.factor)
         self.queue = self._resolve_queue()
+        # The session of the default configuration with this job among its jobs: its
+        # plugins record the queue's realCapability and the queues' deserved shares.
+        self.session = open_session(
+            self.cluster, self.factor, Newest(self.queue, self.pods.request(extras=True))
+        )
         # The enqueue action's log: the Pending PodGroups it admits before this one exists,
         # and every voter's ballot on this one (set by the driver; None without nodes).
         self.enqueued: EnqueueLog | None = None
@@ -89,8 +92,7 @@ class Evaluation:
         self.failed: set[str] = set()
         # The resource names each failed resource check was short of.
         self.short: dict[str, set[str]] = {}
-        # allocate's session (this job among its jobs) and place_others(), once made.
-        self._allocate: Session | None = None
+        # place_others(), once made.
         self._before: Before | None = None
         # What Volcano itself writes on the PodGroup: the enqueue voter that rejects and
         # its event (overcommit is asked first; the first rejection returns), and the
@@ -151,10 +153,12 @@ class Evaluation:
 
     # -- the plugins, over this session --------------------------------------------------
 
-    def real_capability(self, queue: QueueView, total: Res | None) -> Res | None:
-        """proportion's ``realCapability``; None when neither cluster nor capability bounds it."""
-        queues = self.cluster.queues.values() if self.cluster is not None else [queue]
-        return real_capability(queue, total, queues)
+    @property
+    def capability(self) -> QueueCapability:
+        """proportion's realCapability of this job's queue, as the session recorded it."""
+        capability = self.session.capability
+        assert capability is not None, "recorded for a known queue"
+        return capability
 
     @property
     def admitted_first(self) -> tuple[Admitted, ...]:
@@ -188,26 +192,18 @@ class Evaluation:
 
     # -- placement -----------------------------------------------------------------------
 
-    def allocate_session(self) -> Session:
-        """allocate's session: this job is one of its jobs, in proportion's shares."""
-        if self._allocate is None:
-            assert self.cluster is not None
-            newest = Newest(self.queue, self.pods.request(extras=True))
-            self._allocate = open_session(self.cluster, self.factor, newest)
-        return self._allocate
-
     def shares(self) -> QueueShares:
         """proportion's deserved shares and allocations, this job in its queue, as the
-        allocate session's log holds them."""
-        shares = self.allocate_session().shares
+        session's log holds them."""
+        shares = self.session.shares
         assert shares is not None
         return shares
 
     def queue_gate(self, allocated: Res) -> QueueGate:
         """proportion's ``queueAllocatable`` for this job's queue at ``allocated``, through
-        the allocate session."""
+        the session."""
         assert self.queue is not None
-        return self.allocate_session().allocatable(self.queue.name, allocated)
+        return self.session.allocatable(self.queue.name, allocated)
 
     def before(self) -> Before:
         """``place_others()``: the session up to this job's turn in allocate's loop."""
@@ -222,7 +218,7 @@ class Evaluation:
                 self.cluster,
                 {a.name for a in self.admitted_first},
                 own,
-                self.allocate_session(),
+                self.session,
             )
         return self._before
 

@@ -26,7 +26,8 @@ def open_session(
     """A session of the default configuration over ``cluster`` (each plugin's
     ``OnSessionOpen``, in the configuration's order); ``factor``: overcommit's
     ``overcommit-factor``; ``newest``: the job judged, among the session's jobs for
-    proportion's deserved shares (allocate's queue order and gates)."""
+    proportion's deserved shares (allocate's queue order and gates) and its queue's
+    realCapability."""
     session = gang.on_session_open(Session(cluster))
     session = overcommit.on_session_open(session, factor)
     session = drf.on_session_open(session)

@@ -25,6 +25,7 @@ __all__ = [
     "EnqueueLog",
     "OvercommitBallot",
     "ProportionBallot",
+    "QueueCapability",
     "QueueShares",
     "Vote",
 ]
@@ -128,3 +129,14 @@ class QueueShares:
     deserved: Mapping[str, Res]
     allocated: Mapping[str, Res]
     request: Mapping[str, Res]
+
+
+@dataclass(frozen=True)
+class QueueCapability:
+    """proportion's ``realCapability`` of the job judged's queue: the cluster less the other
+    queues' guarantees, capped by ``capability`` (``cluster_known``); without a snapshot's
+    nodes, the capability alone. ``real`` is None when neither bounds the queue."""
+
+    queue: str
+    real: Res | None
+    cluster_known: bool

@@ -18,6 +18,7 @@ from raygang.volcano.decisions import (
     Ballot,
     OvercommitBallot,
     ProportionBallot,
+    QueueCapability,
     QueueShares,
     Vote,
 )
@@ -34,6 +35,7 @@ __all__ = [
     "Overused",
     "Predicate",
     "ProportionBallot",
+    "QueueCapability",
     "QueueGate",
     "QueueOrder",
     "QueueShares",
@@ -104,6 +106,7 @@ class Session:
     overused_fns: tuple[Overused, ...] = ()
     allocatable_fns: tuple[Allocatable, ...] = ()
     shares: QueueShares | None = None
+    capability: QueueCapability | None = None
 
     def add_predicate(self, fn: Predicate) -> Session:
         """``AddPredicateFn``: the session with ``fn`` after the predicates registered."""
@@ -136,6 +139,10 @@ class Session:
     def with_shares(self, shares: QueueShares) -> Session:
         """The session with proportion's shares recorded."""
         return replace(self, shares=shares)
+
+    def with_capability(self, capability: QueueCapability) -> Session:
+        """The session with proportion's realCapability of the judged job's queue recorded."""
+        return replace(self, capability=capability)
 
     def job_order_key(
         self, ready: bool, held: Res, created: str, uid: str

@@ -156,8 +156,9 @@ def check_capability(ev: Evaluation) -> None:
     if q is None:
         ev.add("capability", "skip", f"queue {ev.qname} unknown")
         return
-    total = ev.cluster.total if ev.cluster is not None and ev.cluster.has_nodes else None
-    real = ev.real_capability(q, total)
+    capability = ev.capability
+    real = capability.real
+    total = ev.cluster.total if ev.cluster is not None and capability.cluster_known else None
     if real is None:
         ev.add(
             "capability",

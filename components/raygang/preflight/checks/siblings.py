@@ -57,7 +57,7 @@ def check_siblings(ev: Evaluation) -> None:
                     + fit_error_message(together.fit_errors, len(together_nodes))
                 )
     elif q is not None and q.capability_raw:
-        real = ev.real_capability(q, None) or {}
+        real = ev.capability.real or {}
         bounded = {n: v for n, v in combined.items() if n in real}
         short = insufficient(bounded, real, bounded)
         if short and not insufficient(

@@ -37,6 +37,7 @@ from raygang.volcano.framework import (
     Admitted,
     Newest,
     ProportionBallot,
+    QueueCapability,
     QueueGate,
     QueueShares,
     Session,
@@ -79,6 +80,14 @@ def real_capability(
         if name not in ("cpu", "memory") and name in cap:
             real[name] = min(real[name], cap[name])
     return real
+
+
+def queue_capability(cluster: Cluster | None, queue: QueueView) -> QueueCapability:
+    """``queue``'s realCapability in the session: bounded by the cluster when the snapshot
+    has nodes, by the queue's capability alone otherwise."""
+    total = cluster.total if cluster is not None and cluster.has_nodes else None
+    queues = cluster.queues.values() if cluster is not None else [queue]
+    return QueueCapability(queue.name, real_capability(queue, total, queues), total is not None)
 
 
 def queue_committed(cluster: Cluster, queue: str, reserved: Sequence[Res] = ()) -> Res:
@@ -266,8 +275,11 @@ def on_session_open(session: Session, newest: Newest | None = None) -> Session:
     that is not Open takes no PodGroup, rejected without an event); with the ``newest``
     job among the session's, the queues' deserved shares (:func:`deserved_shares`,
     recorded in the session's log), its queue order, ``Overused`` and
-    ``queueAllocatable`` for allocate."""
+    ``queueAllocatable`` for allocate; the realCapability of the newest job's queue is
+    recorded too, with or without a cluster."""
     cluster = session.cluster
+    if newest is not None and newest.queue is not None:
+        session = session.with_capability(queue_capability(cluster, newest.queue))
     if cluster is None:
         return session
     if newest is not None:
