@@ -28,6 +28,7 @@ __all__ = [
     "Allocatable",
     "Ballot",
     "EnqueueVoter",
+    "JobCondition",
     "JobOrder",
     "Newest",
     "NodeOrder",
@@ -63,6 +64,11 @@ Overused = Callable[[str, Res], bool]
 # ``AllocatableFn``: whether a task of a queue that has allocated ``allocated`` may be
 # placed, ``placed`` being what its job placed so far in this attempt.
 Allocatable = Callable[[str, Res, Task, Res], bool]
+
+# The condition written on the PodGroup of a job allocate could not make ready (gang's
+# ``OnSessionClose``): from minMember, the job's tasks, those placed, the task that fit no
+# node and its fit errors.
+JobCondition = Callable[[int, int, int, Task | None, str], str]
 
 # An allocatable check bound to one queue's allocation: (task, placed so far) -> allowed.
 QueueGate = Callable[[Task, Res], bool]
@@ -105,6 +111,7 @@ class Session:
     queue_orders: tuple[QueueOrder, ...] = ()
     overused_fns: tuple[Overused, ...] = ()
     allocatable_fns: tuple[Allocatable, ...] = ()
+    condition_fns: tuple[JobCondition, ...] = ()
     shares: QueueShares | None = None
     capability: QueueCapability | None = None
 
@@ -135,6 +142,10 @@ class Session:
     def add_allocatable(self, fn: Allocatable) -> Session:
         """``AddAllocatableFn``."""
         return replace(self, allocatable_fns=(*self.allocatable_fns, fn))
+
+    def add_job_condition(self, fn: JobCondition) -> Session:
+        """The session with ``fn`` among the writers of an unready job's condition."""
+        return replace(self, condition_fns=(*self.condition_fns, fn))
 
     def with_shares(self, shares: QueueShares) -> Session:
         """The session with proportion's shares recorded."""
@@ -169,6 +180,14 @@ class Session:
             return all(fn(queue, allocated, task, placed) for fn in fns)
 
         return gate
+
+    def job_condition(
+        self, min_member: int, pods: int, placed: int, failed: Task | None, fit_message: str
+    ) -> str:
+        """The condition of a job allocate could not make ready: the first writer's, in
+        tier order (gang's in the default configuration)."""
+        assert self.condition_fns, "no plugin of the session writes job conditions"
+        return self.condition_fns[0](min_member, pods, placed, failed, fit_message)
 
     def predicate(self, task: Task, node: Node) -> str | None:
         """``PredicateForAllocateAction``: the first refusal of the predicates, in order."""

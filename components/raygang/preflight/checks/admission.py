@@ -18,7 +18,6 @@ from raygang.volcano.api import (
     sub,
 )
 from raygang.volcano.cache import QueueView, status_of
-from raygang.volcano.plugins.gang import gang_condition
 
 _WEBHOOK = 'admission webhook "validatepodgroup.volcano.sh" denied the request: '
 
@@ -122,7 +121,7 @@ def check_gang(ev: Evaluation) -> None:
             f"{ev.plan.gang.accounting}), placement uses what the pods request"
         )
     if gang.min_member > pods:
-        volcano = gang_condition(gang.min_member, ev.group_tasks, 0, None, "")
+        volcano = ev.session.job_condition(gang.min_member, ev.group_tasks, 0, None, "")
         ev.condition = volcano
         ev.add(
             "gang",

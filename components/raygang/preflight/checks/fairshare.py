@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from raygang.preflight.evaluation import Evaluation
 from raygang.volcano.api import Res, add_res, insufficient, ordered, show_res, sub
-from raygang.volcano.plugins.gang import gang_condition
 
 
 def check_fair_share(ev: Evaluation) -> tuple[Res, Res] | None:
@@ -41,7 +40,9 @@ def check_fair_share(ev: Evaluation) -> tuple[Res, Res] | None:
     if ev.condition is None:
         # allocate skips the queue's tasks silently: the condition counts them Unschedulable
         # and names no origin.
-        ev.condition = gang_condition(ev.plan.gang.min_member, ev.group_tasks, 0, None, "")
+        ev.condition = ev.session.job_condition(
+            ev.plan.gang.min_member, ev.group_tasks, 0, None, ""
+        )
     ev.add(
         "fair-share",
         "fail",

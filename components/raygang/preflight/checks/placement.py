@@ -31,7 +31,6 @@ from raygang.volcano.api import (
     show_res,
 )
 from raygang.volcano.framework import QueueGate, Session
-from raygang.volcano.plugins.gang import gang_condition
 from raygang.volcano.plugins.predicates import selects, untolerated
 
 
@@ -113,7 +112,7 @@ def gated_condition(ev: Evaluation, base: list[Node], gate: QueueGate) -> None:
         return
     failed = outcome.failed
     message = fit_error_message(outcome.fit_errors, len(base)) if failed is not None else ""
-    ev.condition = gang_condition(
+    ev.condition = ev.session.job_condition(
         ev.plan.gang.min_member, ev.group_tasks, outcome.allocated, failed, message
     )
 
@@ -159,7 +158,7 @@ def add_placement_failure(
     if outcome.failed is None:
         blocked = outcome.queue_blocked
         label = blocked.label if blocked else "a pod"
-        ev.condition = gang_condition(gang.min_member, pods, outcome.allocated, None, "")
+        ev.condition = ev.session.job_condition(gang.min_member, pods, outcome.allocated, None, "")
         ev.add(
             "placement",
             "fail",
@@ -177,7 +176,7 @@ def add_placement_failure(
         return group_fix(ev, failed, None, base, queue_ok, placed)
 
     message = fit_error_message(outcome.fit_errors, len(base))
-    volcano = gang_condition(gang.min_member, pods, outcome.allocated, failed, message)
+    volcano = ev.session.job_condition(gang.min_member, pods, outcome.allocated, failed, message)
     if "fair-share" not in ev.failed:
         ev.condition = volcano  # else the gate's refusals, not this ungated attempt, show
     packable = best_fit_decreasing(ev.pods.gang, base, ev.session)

@@ -38,9 +38,10 @@ def gang_condition(
 
 
 def on_session_open(session: Session) -> Session:
-    """The plugin's ``OnSessionOpen``: its job order, gangs not yet ready first."""
+    """The plugin's ``OnSessionOpen``: its job order, gangs not yet ready first, and the
+    condition its ``OnSessionClose`` writes on a gang that is not ready."""
 
     def order(ready: bool, held: Res) -> int:
         return int(ready)
 
-    return session.add_job_order(order)
+    return session.add_job_order(order).add_job_condition(gang_condition)
