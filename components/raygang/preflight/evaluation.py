@@ -18,11 +18,11 @@ from raygang.preflight.result import ADVISORY_CHECKS, Check, CheckStatus, NodeSh
 from raygang.preflight.siblings import siblings_of
 from raygang.preflight.stack import StackView, cluster_for
 from raygang.volcano.actions.allocate import GangOutcome, place_gang
-from raygang.volcano.actions.others import Before, Own, place_others
+from raygang.volcano.actions.others import Own, place_others
 from raygang.volcano.api import Node, Res, Task, to_res
 from raygang.volcano.cache import DEFAULT_QUEUE, QueueView, declared_view
 from raygang.volcano.conf import open_session
-from raygang.volcano.decisions import Admitted, EnqueueLog, QueueCapability, QueueShares
+from raygang.volcano.decisions import Admitted, Before, EnqueueLog, QueueCapability, QueueShares
 from raygang.volcano.framework import Newest, QueueGate
 from raygang.volcano.queue import QueueDecl
 

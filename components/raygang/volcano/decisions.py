@@ -3,30 +3,46 @@
 Volcano shows its decisions as PodGroup events and conditions and as scheduler log lines
 (``framework/session_plugins.go`` ``JobEnqueueable``, ``actions/enqueue/enqueue.go``,
 ``actions/allocate/allocate.go``'s fit errors and queue order); it keeps no record of the
-numbers behind them. raygang keeps them as frozen records, so that the preflight report
+numbers behind them. raygang keeps them as records, so that the preflight report
 (:mod:`raygang.preflight`) words what the plugins and actions decided without redoing any
 of their arithmetic. The records are raygang's; every name and number in them is the
-plugin's or the action's own.
+plugin's or the action's own:
+
+* the enqueue action's log (:class:`EnqueueLog`): each Pending PodGroup's :class:`Vote`,
+  the gangs admitted, and every voter's ballot on the job judged (:class:`OvercommitBallot`,
+  :class:`ProportionBallot`: the vote with the numbers it compared);
+* what proportion's ``OnSessionOpen`` computed, kept on the session
+  (:class:`QueueShares`, :class:`QueueCapability`);
+* allocate's loop up to the judged job's turn (:class:`Before`: each other job's
+  :class:`Step`, the queue order that put it first (:class:`Ahead`), the queues dropped
+  as overused (:class:`Skipped`), the jobs whose turn comes later (:class:`Later`)); the
+  placements and fit errors of one gang are the allocate action's own record
+  (:class:`raygang.volcano.actions.allocate.GangOutcome`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Literal
 
-from raygang.volcano.api import Res
+from raygang.volcano.api import Node, Num, Res
 from raygang.volcano.cache import QueueView
 
 __all__ = [
     "Admitted",
+    "Ahead",
     "Ballot",
+    "Before",
     "EnqueueLog",
+    "Later",
     "OvercommitBallot",
     "ProportionBallot",
     "QueueCapability",
     "QueueShares",
+    "Skipped",
+    "Step",
     "Vote",
 ]
 
@@ -140,3 +156,86 @@ class QueueCapability:
     queue: str
     real: Res | None
     cluster_known: bool
+
+
+# -- allocate's loop: the turns before the judged job's, the queue order and who waits ----
+
+
+@dataclass(frozen=True)
+class Ahead:
+    """Why one queue's turn came before another's: both queues and their shares then."""
+
+    first: QueueView
+    first_share: Num
+    second: QueueView
+    second_share: Num
+
+
+StepKind = Literal["gang", "pipelined", "pods", "capped"]
+
+
+@dataclass(frozen=True)
+class Step:
+    """What another job did in its turns before ours.
+
+    Attributes:
+        kind: ``gang`` its gang placed (``pods`` more pods in later turns), ``pipelined``
+            its gang held on room terminating pods release, ``pods`` a ready job's pending
+            pods placed, ``capped`` its gang refused by its queue's deserved share.
+        ahead: why its queue came first (None: our queue, earlier in the job order).
+        cap: for ``capped``: the names refused, the queue's deserved and allocated, and
+            what the gang asked.
+    """
+
+    job: str
+    queue: str
+    kind: StepKind
+    pods: int = 0
+    ahead: Ahead | None = None
+    cap: tuple[tuple[str, ...], Res, Res, Res] | None = None
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A queue allocate dropped as overused before our turn, and its jobs left unplaced."""
+
+    queue: str
+    deserved: Res
+    allocated: Res
+    jobs: tuple[str, ...]
+
+
+LaterWhy = Literal["queue", "ready", "share", "order"]
+
+
+@dataclass(frozen=True)
+class Later:
+    """An admitted job with pending pods whose turn comes after ours, and why.
+
+    ``why``: ``queue`` our queue came first (``ahead``); in our queue, ``ready`` its gang
+    is ready already, ``share`` it holds more of the cluster (drf), ``order`` otherwise.
+    """
+
+    job: str
+    queue: str
+    why: LaterWhy
+    ahead: Ahead | None = None
+
+
+@dataclass
+class Before:
+    """The session up to our turn: the nodes, what each other job did, and our queue.
+
+    ``own_allocated``: our queue's allocation at our turn (or when the queue was dropped);
+    None without a job of ours. ``own_turn``: whether our job's turn comes at all (its
+    queue may be dropped as overused first). Built turn by turn by
+    :func:`raygang.volcano.actions.others.place_others`, never changed once returned; the
+    nodes are copied by whoever places on them.
+    """
+
+    nodes: list[Node]
+    steps: list[Step] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)
+    later: list[Later] = field(default_factory=list)
+    own_allocated: Res | None = None
+    own_turn: bool = False

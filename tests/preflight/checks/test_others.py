@@ -5,8 +5,8 @@ from __future__ import annotations
 from fractions import Fraction
 
 from raygang.preflight.checks.others import ahead_text, notes, share_text, step_text
-from raygang.volcano.actions.others import Ahead, Before, Later, Skipped, Step
 from raygang.volcano.cache import QueueView
+from raygang.volcano.decisions import Ahead, Before, Later, Skipped, Step
 
 OURS = "ns1/ray-rayjob-sample-pg"
 

@@ -7,8 +7,9 @@ from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
 
-from raygang.volcano.actions.others import Ahead, Before, Later, Own, Step, place_others
+from raygang.volcano.actions.others import Own, place_others
 from raygang.volcano.conf import open_session
+from raygang.volcano.decisions import Ahead, Before, Later, Step
 from raygang.volcano.framework import Newest
 
 from tests.volcano.conftest import node, pod, podgroup, queue, session, state, two_teams

@@ -9,8 +9,8 @@ and 4 only, and writes no event for them); the turns are
 from __future__ import annotations
 
 from raygang.preflight.siblings import SIBLINGS_NAMED
-from raygang.volcano.actions.others import Ahead, Before, Later, Skipped, Step
 from raygang.volcano.api import Num, Res, ordered, show_res
+from raygang.volcano.decisions import Ahead, Before, Later, Skipped, Step
 
 THIS = "this gang"
 

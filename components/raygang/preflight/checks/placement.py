@@ -14,7 +14,6 @@ from raygang.volcano.actions.allocate import (
     fit_failure,
     place_singly,
 )
-from raygang.volcano.actions.others import Before
 from raygang.volcano.api import (
     ZERO,
     Node,
@@ -30,6 +29,7 @@ from raygang.volcano.api import (
     show,
     show_res,
 )
+from raygang.volcano.decisions import Before
 from raygang.volcano.framework import QueueGate, Session
 from raygang.volcano.plugins.predicates import selects, untolerated
 

@@ -20,11 +20,12 @@ import itertools
 from collections import deque
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 from raygang.volcano.actions.allocate import MAX_SIMULATED_PODS, place_gang
 from raygang.volcano.api import Node, Num, Res, Task, add_res, insufficient
-from raygang.volcano.cache import QueueView, SnapGroup
+from raygang.volcano.cache import SnapGroup
+from raygang.volcano.decisions import Ahead, Before, Later, Skipped, Step
 from raygang.volcano.framework import Session
 
 if TYPE_CHECKING:
@@ -42,85 +43,6 @@ class Own:
 
     queue: str
     key: str
-
-
-@dataclass(frozen=True)
-class Ahead:
-    """Why one queue's turn came before another's: both queues and their shares then."""
-
-    first: QueueView
-    first_share: Num
-    second: QueueView
-    second_share: Num
-
-
-StepKind = Literal["gang", "pipelined", "pods", "capped"]
-
-
-@dataclass(frozen=True)
-class Step:
-    """What another job did in its turns before ours.
-
-    Attributes:
-        kind: ``gang`` its gang placed (``pods`` more pods in later turns), ``pipelined``
-            its gang held on room terminating pods release, ``pods`` a ready job's pending
-            pods placed, ``capped`` its gang refused by its queue's deserved share.
-        ahead: why its queue came first (None: our queue, earlier in the job order).
-        cap: for ``capped``: the names refused, the queue's deserved and allocated, and
-            what the gang asked.
-    """
-
-    job: str
-    queue: str
-    kind: StepKind
-    pods: int = 0
-    ahead: Ahead | None = None
-    cap: tuple[tuple[str, ...], Res, Res, Res] | None = None
-
-
-@dataclass(frozen=True)
-class Skipped:
-    """A queue allocate dropped as overused before our turn, and its jobs left unplaced."""
-
-    queue: str
-    deserved: Res
-    allocated: Res
-    jobs: tuple[str, ...]
-
-
-LaterWhy = Literal["queue", "ready", "share", "order"]
-
-
-@dataclass(frozen=True)
-class Later:
-    """An admitted job with pending pods whose turn comes after ours, and why.
-
-    ``why``: ``queue`` our queue came first (``ahead``); in our queue, ``ready`` its gang
-    is ready already, ``share`` it holds more of the cluster (drf), ``order`` otherwise.
-    """
-
-    job: str
-    queue: str
-    why: LaterWhy
-    ahead: Ahead | None = None
-
-
-@dataclass
-class Before:
-    """The session up to our turn: the nodes, what each other job did, and our queue.
-
-    ``own_allocated``: our queue's allocation at our turn (or when the queue was dropped);
-    None without a job of ours. ``own_turn``: whether our job's turn comes at all (its
-    queue may be dropped as overused first). Shared between the jobs of a stack: never
-    changed once made, the nodes copied by whoever places on them.
-    """
-
-    nodes: list[Node]
-    steps: list[Step] = field(default_factory=list)
-    skipped: list[Skipped] = field(default_factory=list)
-    later: list[Later] = field(default_factory=list)
-    own_allocated: Res | None = None
-    own_turn: bool = False
 
 
 @dataclass(eq=False)
