@@ -7,6 +7,9 @@ BIN    := $(VENV)/bin
 HASH   := $(shell cat pyproject.toml localcluster/pyproject.toml | sha1sum | cut -c1-12)
 CORE   := $(VENV)/.core-$(HASH)
 FULL   := $(VENV)/.test-$(HASH)
+# The policy pack's own virtualenv (policy/requirements.txt): pulumi_policy pins protobuf
+# 5.29, which the project's venv cannot share (ray[default] needs protobuf 6.x).
+PACK   := policy/.venv/.ready-$(shell cat policy/requirements.txt pyproject.toml | sha1sum | cut -c1-12)
 
 .PHONY: plan test check bench bench-real clean tools try
 
@@ -27,18 +30,25 @@ $(FULL): $(CORE)
 	@$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test,bench,live]' -e ./localcluster
 	@touch $@
 
+# What `pulumi install` in policy/ does through our language host, without the CLI.
+$(PACK):
+	@test -x policy/.venv/bin/python || $(PYTHON) -m venv policy/.venv
+	@cd policy && .venv/bin/python -m pip install --quiet --disable-pip-version-check -r requirements.txt
+	@touch $@
+
 ## plan: the offline plan of the sample stack (dev); pass options with ARGS="--format json"
 plan: $(CORE)
 	@$(BIN)/raygang plan $(ARGS)
 
 ## test: the whole test suite (unit, property, golden, Pulumi mocks, real Ray, real engine on a
-## local control plane), the Go tests of our language host, then layer contracts, lint and types
-test: $(FULL) tools
+## local control plane, the policy pack), the Go tests of our language host, then layer
+## contracts, lint and types
+test: $(FULL) $(PACK) tools
 	$(BIN)/python -m pytest $(ARGS)
 	cd tools/pulumi && GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS=-mod=mod go test ./cmd/...
 	$(BIN)/lint-imports --no-cache
-	$(BIN)/ruff check components localcluster tests benchmarks __main__.py
-	$(BIN)/ruff format --check components localcluster tests benchmarks __main__.py
+	$(BIN)/ruff check components localcluster policy tests benchmarks __main__.py
+	$(BIN)/ruff format --check components localcluster policy tests benchmarks __main__.py
 	$(BIN)/mypy
 
 ## try: a local control plane (Volcano, KubeRay, fake nodes) and `pulumi up` of the dev stack;
@@ -56,4 +66,4 @@ bench-real: $(FULL) tools
 	$(BIN)/python -m benchmarks.real_engine $(ARGS)
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis .import_linter_cache
+	rm -rf $(VENV) policy/.venv .pytest_cache .mypy_cache .ruff_cache .hypothesis .import_linter_cache
