@@ -39,6 +39,7 @@ __all__ = [
     "gangs_of",
     "is_podgroup",
     "is_queue",
+    "loose_cluster_problems",
     "plan_gangs",
 ]
 
@@ -240,6 +241,27 @@ def _where(gang: Gang, problem: Problem) -> str:
 def _problem_text(gang: Gang, problem: Problem) -> str:
     text = f"{_where(gang, problem)}: {problem.message}"
     return text + (f" (accepted: {problem.accepted})" if problem.accepted else "")
+
+
+def loose_cluster_problems(
+    resources: Sequence[StackResource], gangs: Sequence[Gang]
+) -> list[tuple[StackResource, str]]:
+    """What KubeRay would refuse in the RayClusters no gang holds (a RayCluster not scheduled
+    by Volcano, or one whose spec is too broken to name its PodGroup), each on its field."""
+    held = {id(g.cluster) for g in gangs}
+    found: list[tuple[StackResource, str]] = []
+    for r in resources:
+        if not r.is_kind("ray.io", "RayCluster") or id(r) in held:
+            continue
+        if unknown_paths(r.props.get("spec")) or _unknown_identity(r):
+            continue  # judged once known: a cluster outside any gang has nothing to wait for
+        spec = {"submissionMode": "InteractiveMode", "rayClusterSpec": r.props.get("spec")}
+        gang = Gang(r, None, r, (), _rayjob(r, {}, spec))
+        try:
+            load_documents([(gang.source, gang.document)])
+        except SpecError as exc:
+            found += [(r, _problem_text(gang, p)) for p in exc.problems]
+    return found
 
 
 def plan_gangs(

@@ -17,7 +17,13 @@ from raygang.kube.quantity import Quantity, QuantityError, format_resource_list
 from raygang.kuberay.gang import Gang as PlannedGang
 from raygang.kuberay.manifests import GROUP_NAME_ANNOTATION, SCHEDULER, TASK_SPEC_ANNOTATION
 
-from raygang_policy.gangs import KUBERAY_SCHEDULER_LABEL, Gang, is_podgroup, plan_gangs
+from raygang_policy.gangs import (
+    KUBERAY_SCHEDULER_LABEL,
+    Gang,
+    is_podgroup,
+    loose_cluster_problems,
+    plan_gangs,
+)
 from raygang_policy.objects import UNKNOWN, Finding, StackResource, dig, unknown_paths
 from raygang_policy.settings import PackSettings
 
@@ -71,9 +77,11 @@ def _planned(
 
 def kuberay_validation(resources: Sequence[StackResource], settings: PackSettings) -> list[Finding]:
     """What KubeRay or the API server would refuse in a gang's RayCluster, RayJob, submitter
-    or PodGroup (raygang's loader), and the pack settings it could not read, field by field."""
+    or PodGroup, or in any other RayCluster of the stack (raygang's loader), and the pack
+    settings it could not read, field by field."""
     gangs, stack_problems = plan_gangs(resources, settings)
     findings = [Finding(p) for p in stack_problems]
+    findings += [Finding(p, r.urn) for r, p in loose_cluster_problems(resources, gangs)]
     for gang in gangs:
         findings += [Finding(p, gang.anchor.urn) for p in gang.problems]
         if gang.unknown:
@@ -85,7 +93,10 @@ def kuberay_validation(resources: Sequence[StackResource], settings: PackSetting
 
 
 def _declared_min_member(pg: StackResource) -> tuple[int | None, str]:
-    value = pg.spec.get("minMember")
+    spec = pg.props.get("spec")
+    if not isinstance(spec, Mapping):
+        return None, f"spec: is {spec!r}, not a map with minMember and minResources"
+    value = spec.get("minMember")
     if value is None:
         return None, "spec.minMember: is missing (Volcano reads it as 0: no gang at all)"
     if isinstance(value, bool) or not isinstance(value, int):
@@ -132,7 +143,8 @@ def podgroup_gang(resources: Sequence[StackResource], settings: PackSettings) ->
             continue
         members, member_error = _declared_min_member(pg)
         declared, resource_errors = _declared_min_resources(pg)
-        errors = ([member_error] if member_error else []) + resource_errors
+        errors = [member_error] if member_error else []
+        errors += [] if member_error.startswith("spec:") else resource_errors
         if errors:
             findings += [Finding(f"{pg.title()}: {e}", pg.urn) for e in errors]
             continue

@@ -11,7 +11,7 @@ from raygang_policy.catalogue import POLICIES
 from raygang_policy.objects import UNKNOWN, Finding, StackResource
 from raygang_policy.settings import PackSettings, enforcement_overrides
 
-from tests.policy.stacks import find, resource, shipped_stack
+from tests.policy.stacks import REPO, find, resource, shipped_stack
 
 SHAPES = '[{"name": "general-8x32", "allocatable": {"cpu": "8", "memory": "32Gi"}}]'
 DEV = {"raygang:nodeShapes": SHAPES}
@@ -287,6 +287,72 @@ def test_queue_unknown_everywhere_judges_the_numbers_not_the_queue() -> None:
     assert "minMember 5 (want 3)" in _messages(found["gang-podgroup-matches-kuberay"])
 
 
+def test_queue_missing_from_the_snapshot_in_volcanos_words() -> None:
+    # A snapshot holding Queues (only `default` here): the preflight's queue check decides,
+    # with the webhook's refusal.
+    snapshot = str(REPO / "tests/fixtures/preflight/overcommit.yaml")
+    stack = [r for r in shipped_stack("dev") if r.kind != "Queue"]
+    found = rules.queue_exists(stack, PackSettings.read({}, {"clusterSnapshot": snapshot}))
+    assert [f.message for f in found] == [
+        "PodGroup default/ray-demo-job-pg: queue ray-batch does not exist and this stack does "
+        "not create it (existing: default)"
+    ]
+
+
+def test_group_provided_by_the_snapshot() -> None:
+    def change(p: dict[str, Any]) -> None:
+        for t in (p["spec"]["headGroupSpec"], *p["spec"]["workerGroupSpecs"]):
+            t["template"]["metadata"]["annotations"]["scheduling.k8s.io/group-name"] = (
+                "ray-sweep-pg"
+            )
+        p["metadata"]["namespace"] = "ml"
+
+    stack = [find(_edit(shipped_stack("dev"), "RayCluster", change), "RayCluster")]
+    snapshot = str(REPO / "tests/fixtures/preflight/overcommit.yaml")
+    assert (
+        rules.pod_group_annotations(stack, PackSettings.read({}, {"clusterSnapshot": snapshot}))
+        == []
+    )
+    assert "no cluster snapshot shows it" in _messages(
+        rules.pod_group_annotations(stack, PackSettings.read({}))
+    )
+
+
+def test_rayjob_grouped_by_kuberay_is_planned_as_it_is() -> None:
+    # A RayJob resource KubeRay's adapter groups itself: raygang plans it directly.
+    job = {
+        "apiVersion": "ray.io/v1",
+        "kind": "RayJob",
+        "metadata": {
+            "name": "solo",
+            "namespace": "default",
+            "labels": {"ray.io/scheduler-name": "volcano", "volcano.sh/queue-name": "nowhere"},
+        },
+        "spec": {
+            "entrypoint": "python -c pass",
+            "rayClusterSpec": copy.deepcopy(
+                dict(find(shipped_stack("dev"), "RayCluster").props["spec"])
+            ),
+        },
+    }
+    worker = job["spec"]["rayClusterSpec"]["workerGroupSpecs"][0]["template"]["spec"]
+    worker["containers"][0]["resources"] = {"requests": {"cpu": "12"}, "limits": {"cpu": "12"}}
+    found = _run([resource(job)])
+    assert "RayJob default/solo: metadata.labels: queue nowhere is neither declared" in _messages(
+        found["gang-queue-exists"]
+    )
+    found = _run([resource(job)], PackSettings.read(DEV, {"knownQueues": ["nowhere"]}))
+    assert found["gang-queue-exists"] == []
+    assert "RayJob default/solo can never be admitted as declared" in _messages(
+        found["gang-admissible"]
+    )
+    job["spec"]["rayClusterSpec"]["workerGroupSpecs"][0]["minReplicas"] = 5
+    found = _run([resource(job)])
+    assert "RayJob default/solo: spec.rayClusterSpec.workerGroupSpecs[0]" in _messages(
+        found["gang-valid-input"]
+    )
+
+
 def test_volcanos_default_queue_exists() -> None:
     stack = _edit(
         [r for r in shipped_stack("dev") if r.kind != "Queue"],
@@ -425,3 +491,44 @@ def test_default_levels() -> None:
     assert levels["gang-admissible"] == "mandatory"
     assert levels["security-no-unneeded-token"] == "advisory"
     assert levels["security-no-cluster-admin"] == "advisory"
+
+
+MALFORMED = {
+    "cluster spec a string": ("RayCluster", lambda p: p.update(spec="big")),
+    "cluster metadata a list": ("RayCluster", lambda p: p.update(metadata=["x"])),
+    "worker groups of strings": (
+        "RayCluster",
+        lambda p: p["spec"].update(workerGroupSpecs=["compute"]),
+    ),
+    "head template a number": (
+        "RayCluster",
+        lambda p: p["spec"]["headGroupSpec"].update(template=3),
+    ),
+    "annotations a list": (
+        "RayCluster",
+        lambda p: p["spec"]["headGroupSpec"]["template"]["metadata"].update(annotations=["a"]),
+    ),
+    "replicas a string": (
+        "RayCluster",
+        lambda p: p["spec"]["workerGroupSpecs"][0].update(replicas="two"),
+    ),
+    "podgroup spec a list": ("PodGroup", lambda p: p.update(spec=[1])),
+    "minResources a list": ("PodGroup", lambda p: p["spec"].update(minResources=["cpu"])),
+    "job template a string": ("Job", lambda p: p["spec"].update(template="pod")),
+    "owner references a dict": ("Job", lambda p: p["metadata"].update(ownerReferences={})),
+    "queue weight negative": ("Queue", lambda p: p["spec"].update(weight=-1)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(MALFORMED))
+def test_malformed_input_never_crashes_a_rule(case: str) -> None:
+    kind, change = MALFORMED[case]
+    found = _run(_edit(shipped_stack("dev"), kind, change))
+    # Something names the damage, and every message is text (no rule raised).
+    assert any(found.values()), case
+    if case == "podgroup spec a list":
+        assert [f.message for f in found["gang-podgroup-matches-kuberay"]] == [
+            "PodGroup default/ray-demo-job-pg: spec: is [1], not a map with minMember and "
+            "minResources"
+        ]
+    assert all(isinstance(f.message, str) and f.message for fs in found.values() for f in fs)
