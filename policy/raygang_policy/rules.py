@@ -14,7 +14,6 @@ from pathlib import Path
 
 from raygang import SpecError, load_snapshot
 from raygang.kube.quantity import Quantity, QuantityError, format_resource_list
-from raygang.kuberay.gang import Gang as PlannedGang
 from raygang.kuberay.manifests import GROUP_NAME_ANNOTATION, SCHEDULER, TASK_SPEC_ANNOTATION
 
 from raygang_policy.gangs import (
@@ -129,10 +128,6 @@ def _diff(declared: Mapping[str, str], want: Mapping[str, str]) -> list[str]:
     return lines
 
 
-def _numbers(gang: PlannedGang) -> str:
-    return gang.summary()
-
-
 def podgroup_gang(resources: Sequence[StackResource], settings: PackSettings) -> list[Finding]:
     """A declared PodGroup whose ``minMember``/``minResources`` match neither KubeRay's
     adapter nor raygang's effective accounting of the RayCluster (and submitter) it groups."""
@@ -169,7 +164,7 @@ def podgroup_gang(resources: Sequence[StackResource], settings: PackSettings) ->
             if members != g.min_member:
                 diff.append(f"minMember {members} (want {g.min_member})")
             diff += _diff(declared, g.min_resources_strings())
-            lines.append(f"  {label}: {_numbers(g)}; differs in: {'; '.join(diff)}")
+            lines.append(f"  {label}: {g.summary()}; differs in: {'; '.join(diff)}")
         findings.append(Finding("\n".join(lines), pg.urn))
     return findings
 
