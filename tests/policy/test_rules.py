@@ -224,6 +224,20 @@ def test_task_spec_missing_or_wrong() -> None:
     )
 
 
+def test_scheduler_or_group_unknown_cannot_judge_yet() -> None:
+    def change(p: dict[str, Any]) -> None:
+        p["spec"]["headGroupSpec"]["template"]["metadata"]["annotations"][
+            "scheduling.k8s.io/group-name"
+        ] = UNKNOWN
+
+    found = rules.pod_group_annotations(
+        _edit(shipped_stack("dev"), "RayCluster", change), PackSettings.read(DEV)
+    )
+    assert [(f.judged, f.message.split(" yet")[0]) for f in found] == [
+        (False, "cannot judge RayCluster default/demo-job: spec.headGroupSpec.template")
+    ]
+
+
 def test_kuberay_grouped_cluster_needs_no_annotations() -> None:
     cluster = copy.deepcopy(dict(find(shipped_stack("dev"), "RayCluster").props))
     cluster["metadata"] = {

@@ -74,3 +74,11 @@ def test_resource_policy_reports_on_its_resource(outcome: dict[str, Any]) -> Non
     [[message, urn]] = outcome["binding"]["reported"]
     assert "binds ClusterRole cluster-admin to ServiceAccount ray" in message
     assert urn == "urn:binding"
+
+
+def test_unusable_stack_levels_are_reported_not_dropped(outcome: dict[str, Any]) -> None:
+    assert outcome["bad_levels"]["reported"] == []
+    assert (
+        "raygang-policy settings: raygang-policy:enforcement: 'gang-admisible' is not a "
+        "policy of this pack" in outcome["bad_levels"]["advisory"]
+    )

@@ -61,6 +61,11 @@ def main() -> None:
     _, initial = build_policies({"raygang-policy:enforcement": '{"all": "advisory"}'})
     out["per_stack"] = sorted({level.value for level in initial.values()})
     by_name = {p.name: p for p in policies}
+    bad, _ = build_policies({"raygang-policy:enforcement": '{"gang-admisible": "advisory"}'})
+    out["bad_levels"] = _call(
+        next(p for p in bad if p.name == "gang-valid-input"),
+        StackValidationArgs(_policy_resources(shipped_stack("dev"))),
+    )
 
     dev = shipped_stack("dev")
     out["dev"] = _call(
