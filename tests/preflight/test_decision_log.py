@@ -74,6 +74,12 @@ class TestTheReportWordsTheLog:
             f"{show_res(overcommit.held, names)}; 1 Pending PodGroup(s) are admitted first"
         )
         assert result.reasons[0].startswith(f"{overcommit.event} -- ")
+        # The gangs the fix names are the ballot's holders (the snapshot's reservations).
+        assert overcommit.holders == (("ns1/x", {"cpu": 2000, "memory": 2 << 30}),)
+        assert (
+            "Fix: finish or delete ns1/x (Inqueue with no live pods, likely stale: delete it "
+            "if its job is gone; holds cpu 2)"
+        ) in result.reasons[0]
         assert check(result, "proportion").message == (
             f"{proportion.event}: queue team realCapability {show_res(proportion.real, names)}"
             f", committed {show_res(proportion.committed, names)}, this gang "

@@ -74,6 +74,9 @@ class OvercommitBallot:
     held: Res  # Inqueue and Running gangs' reservations, and gangs enqueued earlier
     ask: Res  # the PodGroup's minResources
     short: tuple[str, ...]
+    # The snapshot's share of ``held``: each Inqueue or Running gang's reservation, by
+    # PodGroup key, oldest first.
+    holders: tuple[tuple[str, Res], ...] = ()
     voter: Literal["overcommit"] = "overcommit"
 
 

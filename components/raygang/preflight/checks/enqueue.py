@@ -11,9 +11,9 @@ from fractions import Fraction
 from raygang.preflight.evaluation import Evaluation
 from raygang.preflight.fixes import replica_fix
 from raygang.volcano.api import (
+    Res,
     asked_names,
     get,
-    inqueue_resource,
     round_up,
     show,
     show_res,
@@ -27,23 +27,18 @@ def factor_text(factor: Fraction) -> str:
     return str(float(factor)) if factor.denominator in (1, 2, 4, 5, 10) else f"{factor}"
 
 
-def blockers_of(ev: Evaluation, names: Sequence[str], queue: str | None) -> list[str]:
-    """Reservations that hold the short resources, stale ones first."""
+def blockers_of(
+    ev: Evaluation, names: Sequence[str], holders: Sequence[tuple[str, Res]]
+) -> list[str]:
+    """The reservations (``holders``: PodGroup key, what it holds) that hold the short
+    resources, stale ones first."""
     assert ev.cluster is not None
+    groups = {group.key: group for group in ev.cluster.groups}
     out = []
-    for group in ev.cluster.groups:
-        if queue is not None and group.queue != queue:
-            continue
-        if group.inqueue:
-            held = group.min_res
-        elif group.running_reserved and group.min_raw is not None:
-            held = (
-                inqueue_resource(group.min_raw, group.allocated) if queue is None else group.min_res
-            )
-        else:
-            continue
+    for key, held in holders:
         if not any(get(held, n) > 0 for n in names):
             continue
+        group = groups[key]
         stale = group.live_pods == 0
         note = (
             "Inqueue with no live pods, likely stale: delete it if its job is gone"
@@ -53,6 +48,18 @@ def blockers_of(ev: Evaluation, names: Sequence[str], queue: str | None) -> list
         holds = show_res(held, [n for n in names if get(held, n) > 0])
         out.append((not stale, f"{group.key} ({note}; holds {holds})"))
     return [text for _, text in sorted(out)]
+
+
+def queue_holders(ev: Evaluation, queue: str) -> list[tuple[str, Res]]:
+    """The Inqueue and Running gangs of ``queue`` with their full minResources: what the
+    proportion fix names (the queue's admitted gangs)."""
+    assert ev.cluster is not None
+    return [
+        (group.key, group.min_res)
+        for group in ev.cluster.groups
+        if group.queue == queue
+        and (group.inqueue or (group.running_reserved and group.min_raw is not None))
+    ]
 
 
 def check_enqueue(ev: Evaluation) -> None:
@@ -89,7 +96,7 @@ def check_overcommit(ev: Evaluation, ballot: OvercommitBallot, early: str) -> No
     volcano = ballot.event
     deficit = {n: get(held, n) + get(minimum, n) - get(idle, n) for n in short}
     fixes = []
-    blockers = blockers_of(ev, short, None)
+    blockers = blockers_of(ev, short, ballot.holders)
     if blockers:
         fixes.append("finish or delete " + ", ".join(blockers))
     shrink = replica_fix(ev, deficit)
@@ -147,7 +154,7 @@ def check_proportion(ev: Evaluation, ballot: ProportionBallot | None, early: str
         ev.enqueue_event = ("proportion", volcano)
     deficit = {n: get(committed, n) + get(minimum, n) - get(real, n) for n in short}
     fixes = []
-    blockers = blockers_of(ev, short, name)
+    blockers = blockers_of(ev, short, queue_holders(ev, name))
     if blockers:
         fixes.append("finish or delete " + ", ".join(blockers))
     shrink = replica_fix(ev, deficit)

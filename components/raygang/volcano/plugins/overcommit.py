@@ -24,6 +24,7 @@ __all__ = [
     "overcommit_ballot",
     "overcommit_event",
     "overcommit_held",
+    "overcommit_holders",
     "overcommit_idle",
 ]
 
@@ -42,16 +43,25 @@ def overcommit_idle(cluster: Cluster, factor: Fraction) -> Res:
     return sub(scale(cluster.total, factor), cluster.used)
 
 
-def overcommit_held(cluster: Cluster, reserved: Sequence[Res] = ()) -> Res:
-    """``inqueueResource``: the full minResources of Inqueue gangs, what Running gangs with
-    at least minMember allocated tasks still lack of theirs, and ``reserved`` (gangs
-    enqueued earlier in the same session)."""
-    held: Res = {}
+def overcommit_holders(cluster: Cluster) -> list[tuple[str, Res]]:
+    """``inqueueResource``'s terms, by PodGroup key: the full minResources of Inqueue
+    gangs, and what Running gangs with at least minMember allocated tasks still lack of
+    theirs."""
+    holders: list[tuple[str, Res]] = []
     for group in cluster.groups:
         if group.inqueue:
-            held = add_res(held, group.min_res)
+            holders.append((group.key, group.min_res))
         elif group.running_reserved and group.min_raw is not None:
-            held = add_res(held, inqueue_resource(group.min_raw, group.allocated))
+            holders.append((group.key, inqueue_resource(group.min_raw, group.allocated)))
+    return holders
+
+
+def overcommit_held(holders: Sequence[tuple[str, Res]], reserved: Sequence[Res] = ()) -> Res:
+    """``inqueueResource``: the :func:`overcommit_holders` summed, and ``reserved`` (gangs
+    enqueued earlier in the same session)."""
+    held: Res = {}
+    for _, amount in holders:
+        held = add_res(held, amount)
     return add_res(held, *reserved)
 
 
@@ -66,7 +76,8 @@ def overcommit_ballot(
     """The enqueue vote on a PodGroup asking ``minimum``, with the numbers it compared."""
     budget = scale(cluster.total, factor)
     idle = overcommit_idle(cluster, factor)
-    held = overcommit_held(cluster, reserved)
+    holders = overcommit_holders(cluster)
+    held = overcommit_held(holders, reserved)
     short = insufficient(add_res(held, minimum), idle, minimum)
     return OvercommitBallot(
         permits=not short,
@@ -79,6 +90,7 @@ def overcommit_ballot(
         held=held,
         ask=minimum,
         short=tuple(short),
+        holders=tuple(holders),
     )
 
 
