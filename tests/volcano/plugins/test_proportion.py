@@ -7,7 +7,9 @@ from fractions import Fraction
 from typing import Any
 
 from raygang.kube.snapshot import ClusterSnapshot
+from raygang.volcano.api import Num, Res, add_res
 from raygang.volcano.cache import QueueView
+from raygang.volcano.decisions import QueueShares
 from raygang.volcano.plugins.proportion import (
     deserved_shares,
     overused,
@@ -159,6 +161,16 @@ class TestProportionVectors:
         assert check(result, "overcommit").status == "fail"
 
 
+def share(shares: QueueShares, name: str) -> Num:
+    """A queue's share at the session's opening (the queue order's key)."""
+    return share_of(shares.allocated[name], shares.deserved[name])
+
+
+def is_overused(shares: QueueShares, name: str, placed: Res | None = None) -> bool:
+    """Whether a queue is overused once ``placed`` more is allocated to it."""
+    return overused(shares.deserved[name], add_res(shares.allocated[name], placed or {}))
+
+
 class TestDeservedShares:
     """``OnSessionOpen``'s water-filling, worked by hand."""
 
@@ -172,13 +184,13 @@ class TestDeservedShares:
         assert shares.deserved["team-a"]["cpu"] == 30_000
         assert shares.deserved["team-b"]["cpu"] == 110_000
         assert shares.allocated == {"team-a": {}, "team-b": {"cpu": 80_000, "pods": 8}}
-        assert shares.share("team-a") == 0
-        assert shares.share("team-b") == Fraction(8, 11)
-        assert round(float(shares.share("team-b")), 2) == 0.73
+        assert share(shares, "team-a") == 0
+        assert share(shares, "team-b") == Fraction(8, 11)
+        assert round(float(share(shares, "team-b")), 2) == 0.73
         # b-wait's 40 would take team-b to 120 > 110; 30 more reach its deserved share.
-        assert not shares.overused("team-b")
-        assert shares.overused("team-b", {"cpu": 30_000})
-        assert not shares.overused("team-b", {"cpu": 29_000})
+        assert not is_overused(shares, "team-b")
+        assert is_overused(shares, "team-b", {"cpu": 30_000})
+        assert not is_overused(shares, "team-b", {"cpu": 29_000})
 
     def test_a_queue_asking_less_than_its_weight_leaves_the_rest_to_others(self) -> None:
         # team-a already holds 20 and this gang asks 10: 30 <= 35, met in round 1; team-b
@@ -187,8 +199,8 @@ class TestDeservedShares:
         shares = deserved_shares(voter.cluster, voter.cluster.queues["team-a"], {"cpu": 10_000})
         assert shares.deserved["team-a"]["cpu"] == 30_000
         assert shares.deserved["team-b"]["cpu"] == 110_000
-        assert shares.share("team-a") == Fraction(2, 3)
-        assert shares.share("team-b") == Fraction(6, 11)
+        assert share(shares, "team-a") == Fraction(2, 3)
+        assert share(shares, "team-b") == Fraction(6, 11)
 
 
 class TestShareAndOverused:

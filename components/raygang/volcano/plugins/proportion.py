@@ -12,7 +12,6 @@ insufficient`` event, ``Overused`` and ``queueAllocatable``.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
@@ -151,35 +150,6 @@ def overused(deserved: Mapping[str, Num], allocated: Mapping[str, Num]) -> bool:
     return all(le(get(deserved, n), get(allocated, n)) for n in names)
 
 
-def capped_names(deserved: Mapping[str, Num], allocated: Mapping[str, Num], ask: Res) -> list[str]:
-    """The names on which ``allocated + ask`` exceeds ``deserved`` (``queueAllocatable``'s
-    comparison, for a whole gang)."""
-    return insufficient(add_res(allocated, ask), deserved, ask)
-
-
-@dataclass
-class Shares:
-    """Per queue with jobs in the session: ``deserved``, ``allocated`` and ``request``."""
-
-    queues: dict[str, QueueView]
-    deserved: dict[str, Res]
-    allocated: dict[str, Res]
-    request: dict[str, Res]
-
-    def share(self, name: str, placed: Mapping[str, Num] | None = None) -> Num:
-        allocated = self.allocated.get(name, {})
-        if placed:
-            allocated = add_res(allocated, placed)
-        return share_of(allocated, self.deserved.get(name, {}))
-
-    def overused(self, name: str, placed: Mapping[str, Num] | None = None) -> bool:
-        """:func:`overused` for a queue, with ``placed`` added to its allocation."""
-        allocated = self.allocated.get(name, {})
-        if placed:
-            allocated = add_res(allocated, placed)
-        return overused(self.deserved.get(name, {}), allocated)
-
-
 def same_in_float64(left: Res, right: Res) -> bool:
     """Equal as Volcano's float64 values would be (its loop ends on ``DeepEqual``).
 
@@ -190,7 +160,7 @@ def same_in_float64(left: Res, right: Res) -> bool:
     return all(float(get(left, n)) == float(get(right, n)) for n in {*left, *right})
 
 
-def deserved_shares(cluster: Cluster, own: QueueView | None, own_request: Res) -> Shares:
+def deserved_shares(cluster: Cluster, own: QueueView | None, own_request: Res) -> QueueShares:
     """proportion's water-filled ``deserved`` per queue with jobs, and their allocations.
 
     ``own``/``own_request``: this job's queue and what its pods request (it is a job of the
@@ -246,7 +216,7 @@ def deserved_shares(cluster: Cluster, own: QueueView | None, own_request: Res) -
         empty = all(v < EPSILON for n, v in remaining.items() if n != "pods")
         if empty or same_in_float64(remaining, before):
             break
-    return Shares(queues, deserved, allocated, request)
+    return QueueShares(queues, deserved, allocated, request)
 
 
 def queue_gate(deserved: Mapping[str, Num], allocated: Mapping[str, Num]) -> QueueGate:
@@ -285,9 +255,7 @@ def on_session_open(session: Session, newest: Newest | None = None) -> Session:
     if newest is not None:
         shares = deserved_shares(cluster, newest.queue, newest.request)
         deserved = shares.deserved
-        session = session.with_shares(
-            QueueShares(shares.queues, shares.deserved, shares.allocated, shares.request)
-        )
+        session = session.with_shares(shares)
 
         def order(queue: QueueView, allocated: Res) -> tuple[Num, ...]:
             return (-queue.priority, share_of(allocated, deserved.get(queue.name, {})))
