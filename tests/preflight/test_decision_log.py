@@ -6,14 +6,23 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
+from raygang.preflight.jobpods import job_pods
 from raygang.volcano.actions.enqueue import enqueue
 from raygang.volcano.api import show_res
+from raygang.volcano.cache import declared_view
 from raygang.volcano.conf import open_session
-from raygang.volcano.decisions import EnqueueLog, OvercommitBallot, ProportionBallot
+from raygang.volcano.decisions import (
+    EnqueueLog,
+    OvercommitBallot,
+    ProportionBallot,
+    QueueCapability,
+)
+from raygang.volcano.framework import Newest
 
 from tests.volcano.conftest import (
     check,
     cluster,
+    declared,
     job,
     node,
     parse_and_read,
@@ -21,6 +30,8 @@ from tests.volcano.conftest import (
     podgroup,
     queue,
     run,
+    team_a_job,
+    two_teams,
 )
 
 
@@ -129,3 +140,45 @@ class TestTheReportWordsTheLog:
         log = enqueue(session, "ghost", plan.gang.min_resources)
         assert (log.judged.admitted, log.judged.by) == (False, "session")
         assert [b.voter for b in log.ballots] == ["overcommit"]
+
+
+class TestTheSessionLog:
+    def test_the_shares_proportion_recorded_are_what_fair_share_prints(self) -> None:
+        # Two queues of weight 1 and 3; the job judged asks 30 cpu in team-a.
+        objects = two_teams(b_running=8, b_waiting=4)
+        manifest = team_a_job(30)
+        plan = plan_of(manifest)
+        c = parse_and_read(cluster(*objects))
+        view = c.queue_view("team-a")
+        pods = job_pods(plan)
+        session = open_session(c, Fraction(6, 5), Newest(view, pods.request(extras=True)))
+        shares = session.shares
+        assert shares is not None
+        assert shares.deserved["team-a"]["cpu"] == 30_000
+        assert shares.deserved["team-b"]["cpu"] == 110_000
+        capability = session.capability
+        assert capability is not None and capability.queue == "team-a"
+        assert capability.cluster_known and capability.real is not None
+
+        result = run(manifest, cluster(*objects))
+        names = ["cpu"]  # what the gang asks (no memory)
+        assert check(result, "fair-share").message.startswith(
+            f"queue team-a deserves {show_res(shares.deserved['team-a'], names)} (among 2 "
+            f"queues with jobs); allocated {show_res(shares.allocated['team-a'], names)} + gang "
+        )
+        assert check(result, "capability").status == "pass"
+
+    def test_without_a_snapshot_the_capability_alone_bounds_the_queue(self) -> None:
+        small = declared("ray-batch", {"cpu": "4"})
+        plan = plan_of(job(queue_name="ray-batch"), [small])
+        session = open_session(None, Fraction(6, 5), Newest(declared_view(small, None), {}))
+        assert session.shares is None
+        assert session.capability == QueueCapability("ray-batch", {"cpu": 4000}, False)
+        result = run(
+            job(workers=[("gpu", 4, {"cpu": "2"})], queue_name="ray-batch"), queues=[small]
+        )
+        assert check(result, "capability").message.startswith(
+            "queue resource quota insufficient: insufficient cpu: minResources (cpu 9, "
+        )
+        assert "queue ray-batch capability cpu is 4" in check(result, "capability").message
+        assert plan.queue == "ray-batch"
