@@ -151,7 +151,7 @@ class Evaluation:
             return DEFAULT_QUEUE
         return None
 
-    # -- the plugins, over this session --------------------------------------------------
+    # -- the session's log ---------------------------------------------------------------
 
     @property
     def capability(self) -> QueueCapability:

@@ -99,8 +99,10 @@ class Session:
     """The cluster of a session and the functions its plugins registered, in tier order.
 
     ``cluster`` is None when only declared node shapes are known (no snapshot): then only
-    the predicates and node order apply. ``shares``: proportion's shares as its
-    ``OnSessionOpen`` computed them, kept for the decision log (None without them).
+    the predicates and node order apply. ``condition_fns``: the writers of an unready job's
+    condition (gang's ``OnSessionClose``). ``shares`` and ``capability``: proportion's
+    deserved shares and the judged job's queue's realCapability as its ``OnSessionOpen``
+    computed them, kept for the decision log (None without them).
     """
 
     cluster: Cluster | None = None
