@@ -15,6 +15,15 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from raygang.kube.errors import Problem, describe_value
+from raygang.kube.names import dns_problem, name_rules
+from raygang.kube.objectnames import (
+    API_VERSION_RULES,
+    KIND_RULES,
+    api_version_problem,
+    kind_problem,
+    object_name_problem,
+    object_name_rules,
+)
 from raygang.plan import CLUSTER_SCOPED_KINDS, Companion
 from raygang.rayjob.spec import RayJobInput
 
@@ -28,10 +37,15 @@ def companion_problems(doc: Mapping[str, Any], source: str) -> list[Problem]:
         problems.append(
             Problem(source, "apiVersion", "is required but missing", "e.g. v1 or apps/v1")
         )
-    if not isinstance(doc.get("kind"), str):
+    elif (why := api_version_problem(api)) is not None:
+        problems.append(Problem(source, "apiVersion", why, API_VERSION_RULES))
+    kind = doc.get("kind")
+    if not isinstance(kind, str):
         problems.append(
-            Problem(source, "kind", f"{describe_value(doc.get('kind'))} is not a kind", "a string")
+            Problem(source, "kind", f"{describe_value(kind)} is not a kind", "a string")
         )
+    elif (why := kind_problem(kind)) is not None:
+        problems.append(Problem(source, "kind", why, KIND_RULES))
     meta = doc.get("metadata")
     name = meta.get("name") if isinstance(meta, Mapping) else None
     if not isinstance(name, str) or not name:
@@ -43,6 +57,10 @@ def companion_problems(doc: Mapping[str, Any], source: str) -> list[Problem]:
             else "is required but missing"
         )
         problems.append(Problem(source, "metadata.name", why, "the object's name"))
+    elif isinstance(api, str) and isinstance(kind, str):
+        group = api.rpartition("/")[0]
+        if (why := object_name_problem(group, kind, name)) is not None:
+            problems.append(Problem(source, "metadata.name", why, object_name_rules(group, kind)))
     namespace = meta.get("namespace") if isinstance(meta, Mapping) else None
     if namespace is not None and (not isinstance(namespace, str) or not namespace):
         problems.append(
@@ -52,6 +70,10 @@ def companion_problems(doc: Mapping[str, Any], source: str) -> list[Problem]:
                 f"{describe_value(namespace)} is not a namespace",
                 "a namespace name, or none for the namespace of the file's RayJobs",
             )
+        )
+    elif isinstance(namespace, str) and (why := dns_problem(namespace, "DNS-1123 label", 63)):
+        problems.append(
+            Problem(source, "metadata.namespace", why, name_rules("DNS-1123 label", 63))
         )
     return problems
 
