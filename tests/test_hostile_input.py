@@ -3,10 +3,13 @@
 * Item 1: every name that becomes a path is checked as Kubernetes checks it, and ``--out``
   writes inside DIR only, through no link, removing only regular files, without waiting on
   a FIFO or reading an index of any size.
+* Item 2: one test of "this is a Secret" for every output; the job record's redaction on
+  the parsed runtime env and every env; no message quotes a value that may be a secret.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import threading
 from pathlib import Path
@@ -15,11 +18,13 @@ from typing import Any
 import pytest
 from raygang.cli import EXIT_INVALID, main
 from raygang.kube.errors import SpecError
+from raygang.kube.secretkind import is_core_secret
+from raygang.kuberay.redact import REDACTED, redact_rayjob
 from raygang.loader import load_files
 from raygang.render import INDEX
 from raygang.render.outdir import MAX_INDEX_BYTES
 
-from tests.builders import job_doc, write
+from tests.builders import container, job_doc, rayjob, write
 
 
 def companion(kind: str = "ConfigMap", name: str = "code", **meta: Any) -> dict[str, Any]:
@@ -196,3 +201,203 @@ def test_an_index_naming_paths_removes_only_plain_entries_of_dir(
     assert _plan_into(out, tmp_path) == 0
     capsys.readouterr()
     assert outside.read_text() == "mine" and not (out / "old.yaml").exists()
+
+
+# --- item 2: one definition of a Secret, for every output ---------------------------------------
+
+CANARY = "canary-5ecret-value"
+
+
+def _secret(name: str, api: str = "v1", kind: str = "Secret") -> dict[str, Any]:
+    return {
+        "apiVersion": api,
+        "kind": kind,
+        "metadata": {"name": name},
+        "data": {"pw": CANARY},
+        "stringData": {"token": CANARY},
+    }
+
+
+@pytest.mark.parametrize(
+    ("api", "kind", "secret"),
+    [
+        ("v1", "Secret", True),
+        ("/v1", "Secret", True),
+        (" v1 ", " Secret ", True),
+        ("v1", "secret", True),
+        ("v1", "SECRET", True),
+        ("example.com/v1", "Secret", False),
+        ("v1", "ConfigMap", False),
+        ("v1", "SecretList", False),
+    ],
+)
+def test_one_definition_of_a_secret(api: str, kind: str, secret: bool) -> None:
+    assert is_core_secret({"apiVersion": api, "kind": kind}) is secret
+
+
+def _outputs(path: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> str:
+    texts = []
+    for fmt in ("table", "json", "yaml"):
+        assert main(["plan", str(path), "--format", fmt]) == 0
+        out, err = capsys.readouterr()
+        texts += [out, err]
+    out_dir = tmp_path / "out"
+    assert main(["plan", str(path), "--out", str(out_dir)]) == 0
+    capsys.readouterr()
+    texts += [p.read_text() for p in sorted(out_dir.iterdir())]
+    return "\n".join(texts)
+
+
+def test_no_spelling_of_a_secret_prints_its_values(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    nested = {
+        "apiVersion": "v1",
+        "kind": "List",
+        "items": [
+            {"apiVersion": "v1", "kind": "SecretList", "items": [_secret("in-a-list")]},
+            _secret("lower", kind="secret"),
+        ],
+    }
+    path = write(tmp_path / "a.yaml", job_doc(), _secret("slash", api="/v1"), nested)
+    text = _outputs(path, tmp_path, capsys)
+    assert CANARY not in text
+    for name in ("slash", "in-a-list", "lower"):
+        assert name in text
+    assert text.count("Secret keys pw, token, values not shown") == 3
+
+
+def test_a_secret_in_a_nested_list_is_its_own_companion(tmp_path: Path) -> None:
+    nested = {
+        "apiVersion": "v1",
+        "kind": "List",
+        "items": [
+            {"apiVersion": "v1", "kind": "SecretList", "items": [_secret("a"), _secret("b")]},
+            companion(),
+        ],
+    }
+    path = write(tmp_path / "a.yaml", job_doc(), nested)
+    found = load_files([path]).companions
+    # Breadth first, as kubectl's FlattenListVisitor queues them.
+    assert [(c.kind, c.name, c.source.rpartition("(")[2]) for c in found] == [
+        ("ConfigMap", "code", "document 2, items[1])"),
+        ("Secret", "a", "document 2, items[0].items[0])"),
+        ("Secret", "b", "document 2, items[0].items[1])"),
+    ]
+    assert all(c.is_secret for c in found[1:])
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "said"),
+    [
+        ("data", CANARY, "data: a string of 19 characters (value not shown) is not a map"),
+        ("stringData", [CANARY], "stringData: a list of 1 items (value not shown) is not a map"),
+        ("data", {"pw": 12345678}, "data['pw']: a number (value not shown) is not a string"),
+    ],
+)
+def test_secret_values_that_are_not_maps_of_strings_are_refused_unquoted(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], field: str, value: Any, said: str
+) -> None:
+    secret = {**_secret("s"), field: value}
+    if field == "stringData":
+        secret.pop("data")
+    path = write(tmp_path / "a.yaml", job_doc(), secret)
+    assert main(["plan", str(path), "--format", "yaml"]) == EXIT_INVALID
+    out, err = capsys.readouterr()
+    assert said in err
+    assert "12345678" not in err and CANARY not in err and out == ""
+
+
+def test_a_list_whose_items_is_a_map_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    listed = {"apiVersion": "v1", "kind": "List", "items": {"a": companion()}}
+    path = write(tmp_path / "a.yaml", job_doc(), listed)
+    assert main(["plan", str(path)]) == EXIT_INVALID
+    assert "a.yaml (document 2): items: a map (value not shown) is not a list" in (
+        capsys.readouterr().err
+    )
+
+
+# --- item 2: the job record's redaction ---------------------------------------------------------
+
+
+def _record(runtime_env: str | None = None, env: list[Any] | None = None, **spec: Any) -> str:
+    head = [dict(container("head", {"cpu": "1"}), env=env or [])]
+    manifest = rayjob(head=head)
+    if runtime_env is not None:
+        manifest["spec"]["runtimeEnvYAML"] = runtime_env
+    manifest["spec"].update(spec)
+    return json.dumps(redact_rayjob(manifest))
+
+
+@pytest.mark.parametrize(
+    "runtime_env",
+    [
+        "pip: ['git+https://deploy:p@ss:w0rd@github.com/org/repo']\n",
+        "working_dir: 'https://u:a@b@c@example.com/x.zip'\n",
+        "env_vars: 'API_TOKEN=s3cr3t'\n",
+        "env_vars: &e {A: s3cr3t}\nconfig: {copy: *e}\n",
+        "env_vars: {A: 12345678}\n",
+        "config: {GITHUB_PAT: s3cr3t, MYSQL_PWD: s3cr3t, STRIPE_KEY: s3cr3t, HF_AUTH: s3cr3t}\n",
+        "config: {pin_token: 12345678, db_password: 1.5}\n",
+    ],
+)
+def test_the_record_redacts_the_runtime_env_as_ray_reads_it(runtime_env: str) -> None:
+    text = _record(runtime_env)
+    for secret in ("s3cr3t", "p@ss", "w0rd", "a@b", "12345678", "1.5"):
+        assert secret not in text, secret
+
+
+def test_the_record_keeps_what_is_not_a_secret() -> None:
+    # A pip VCS revision is no user info; a bare "key" (tolerations, selectors) is no secret.
+    runtime_env = "pip: ['git+https://github.com/org/repo@v1.2']\nconfig: {key: zone, monkey: 3}\n"
+    assert json.loads(_record(runtime_env))["spec"]["runtimeEnvYAML"] == runtime_env
+
+
+def test_the_record_redacts_env_values_of_any_type() -> None:
+    env = [{"name": "PIN", "value": 12345678}, {"name": "CFG", "value": {"a": "s3cr3t"}}]
+    text = _record(env=env)
+    assert "12345678" not in text and "s3cr3t" not in text
+    assert text.count(REDACTED) == 2
+
+
+# --- item 2: no message quotes a value that may be a secret -------------------------------------
+
+
+def test_an_env_value_of_the_wrong_type_is_not_quoted(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    job = job_doc()
+    head = job["spec"]["rayClusterSpec"]["headGroupSpec"]["template"]["spec"]["containers"][0]
+    head["env"] = [{"name": "DB_PASSWORD", "value": 12345678}]
+    path = write(tmp_path / "a.yaml", job)
+    assert main(["plan", str(path)]) == EXIT_INVALID
+    err = capsys.readouterr().err
+    assert "env[0].value: a number (value not shown) is not a string" in err
+    assert "12345678" not in err
+
+
+def test_a_runtime_env_that_is_not_a_map_is_not_quoted(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    job = job_doc()
+    job["spec"]["runtimeEnvYAML"] = "API_TOKEN=s3cr3t"
+    path = write(tmp_path / "a.yaml", job)
+    assert main(["plan", str(path)]) == EXIT_INVALID
+    err = capsys.readouterr().err
+    assert "runtimeEnvYAML must be a YAML mapping, not str (16 characters, not shown)" in err
+    assert "s3cr3t" not in err
+
+
+def test_a_dotenv_file_given_as_a_manifest_or_a_snapshot_is_not_quoted(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    dotenv = tmp_path / ".env"
+    dotenv.write_text("API_TOKEN=s3cr3t\nB=2\n")
+    good = write(tmp_path / "a.yaml", job_doc())
+    for argv in ([str(dotenv)], [str(good), "--cluster", str(dotenv)]):
+        assert main(["plan", *argv]) == EXIT_INVALID
+        err = capsys.readouterr().err
+        assert "<document>: a string of 20 characters (value not shown) is not a" in err
+        assert "s3cr3t" not in err

@@ -16,6 +16,7 @@ from typing import Any
 from raygang.kube.errors import Problem, SpecError
 from raygang.kube.generatename import derived_from_generate_name
 from raygang.kube.objects import ObjectIdentity
+from raygang.kube.secretkind import is_core_secret
 from raygang.kuberay import manifests, submitter
 from raygang.kuberay.gang import Accounting, compute_gang
 from raygang.kuberay.jobplan import JobPlan, PlannedResource
@@ -106,8 +107,8 @@ class Companion(ObjectIdentity):
 
     @property
     def is_secret(self) -> bool:
-        """True for a core/v1 Secret: its values are never printed."""
-        return self.group == "" and self.kind == "Secret"
+        """True for a core/v1 Secret: its values are never printed (one test for all outputs)."""
+        return is_core_secret(self.manifest)
 
 
 @dataclass(frozen=True, slots=True)

@@ -77,6 +77,10 @@ def create_companion(
     manifest = companion.manifest
     fields = {k: v for k, v in manifest.items() if k not in ("apiVersion", "kind", "status")}
     opts = opts or pulumi.ResourceOptions()
+    if companion.is_secret:  # typed or passed through: its values are secret outputs
+        opts = pulumi.ResourceOptions.merge(
+            opts, pulumi.ResourceOptions(additional_secret_outputs=["data", "stringData"])
+        )
     typed = _typed_class(companion.api_version, companion.kind)
     if typed is not None:
         cls, known = typed
@@ -86,10 +90,6 @@ def create_companion(
             raise pulumi.RunError(
                 f"raygang: {companion.source}: {companion.kind} has no field "
                 f"{', '.join(unknown)} (pulumi_kubernetes {cls.__module__}.{cls.__name__})"
-            )
-        if companion.is_secret:
-            opts = pulumi.ResourceOptions.merge(
-                opts, pulumi.ResourceOptions(additional_secret_outputs=["data", "stringData"])
             )
         return cast(pulumi.CustomResource, cls(companion.resource_name, opts=opts, **kwargs))
     if set(fields) <= {"metadata", "spec"}:

@@ -11,7 +11,16 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-__all__ = ["MapKey", "Problem", "SpecError", "describe_value", "field_path", "internal_error"]
+__all__ = [
+    "MapKey",
+    "Problem",
+    "SpecError",
+    "describe_document",
+    "describe_hidden",
+    "describe_value",
+    "field_path",
+    "internal_error",
+]
 
 _PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
 _MAX_VALUE_CHARS = 80
@@ -83,6 +92,39 @@ def describe_value(value: object) -> str:
     if len(text) > _MAX_VALUE_CHARS:
         text = text[: _MAX_VALUE_CHARS - 3] + "..."
     return f"{text} ({type(value).__name__})"
+
+
+def describe_hidden(value: object) -> str:
+    """What :func:`describe_value` says, without the value: for fields that may hold a
+    secret (an env value, a runtime env, a Secret's data, a document that is plain text),
+    whose value must not reach a terminal or a CI log.
+
+    Returns:
+        E.g. ``a number (value not shown)``, ``a string of 12 characters (value not shown)``.
+    """
+    if value is None or isinstance(value, list | tuple | dict):
+        return describe_value(value) if not value else f"{_type_of(value)} (value not shown)"
+    if isinstance(value, str):
+        return f"a string of {len(value)} characters (value not shown)"
+    return f"{_type_of(value)} (value not shown)"
+
+
+def describe_document(value: object) -> str:
+    """A document that is not an object, described: plain text (a ``.env`` file given by
+    mistake, say) is not quoted, since it may hold secrets."""
+    return describe_hidden(value) if isinstance(value, str) else describe_value(value)
+
+
+def _type_of(value: object) -> str:
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, dict):
+        return "a map"
+    if isinstance(value, list | tuple):
+        return f"a list of {len(value)} items"
+    return f"a {type(value).__name__}"
 
 
 def _keys(value: dict[object, object]) -> str:

@@ -16,7 +16,13 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from raygang.kube.errors import Problem, SpecError, describe_value, field_path
+from raygang.kube.errors import (
+    Problem,
+    SpecError,
+    describe_document,
+    describe_value,
+    field_path,
+)
 from raygang.kube.kubeyaml import Limits, default_limits
 from raygang.kube.quantity import Quantity, QuantityError
 from raygang.kube.yamlfile import read_documents
@@ -346,7 +352,7 @@ def check_snapshot_documents(docs: Sequence[tuple[str, object]]) -> list[Problem
                     Problem(
                         source,
                         field_path(where),
-                        f"{describe_value(value)} is not a Kubernetes object",
+                        f"{describe_document(value)} is not a Kubernetes object",
                         "a map with apiVersion, kind and metadata (or a List of them)",
                     )
                 )

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from raygang.kube.errors import SpecError, describe_value
+from raygang.kube.errors import SpecError, describe_document, describe_value
 from raygang.loader.rayjobs import load_rayjob_document
 from raygang.rayjob.spec import RayJobInput
 from raygang.volcano.queue import QUEUE_API_VERSION, QueueDecl, parse_queue
@@ -84,6 +84,6 @@ def load_one(
         raise SpecError.one(
             source,
             "<document>",
-            f"{describe_value(doc)} is not a Kubernetes object",
+            f"{describe_document(doc)} is not a Kubernetes object",
             ACCEPTED_KINDS,
         )

@@ -14,7 +14,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from raygang.kube.errors import Problem, describe_value
+from raygang.kube.errors import MapKey, Problem, describe_hidden, describe_value, field_path
 from raygang.kube.names import dns_problem, name_rules
 from raygang.kube.objectnames import (
     API_VERSION_RULES,
@@ -24,6 +24,8 @@ from raygang.kube.objectnames import (
     object_name_problem,
     object_name_rules,
 )
+from raygang.kube.secretkind import SECRET_VALUE_FIELDS, is_core_secret
+from raygang.loader.lists import list_without_items
 from raygang.plan import CLUSTER_SCOPED_KINDS, Companion
 from raygang.rayjob.spec import RayJobInput
 
@@ -75,6 +77,50 @@ def companion_problems(doc: Mapping[str, Any], source: str) -> list[Problem]:
         problems.append(
             Problem(source, "metadata.namespace", why, name_rules("DNS-1123 label", 63))
         )
+    if list_without_items(doc):
+        problems.append(
+            Problem(
+                source,
+                "items",
+                f"{describe_hidden(doc['items'])} is not a list",
+                "a list of objects, as `kubectl get -o yaml` prints a List",
+            )
+        )
+    if is_core_secret(doc):
+        problems += _secret_value_problems(doc, source)
+    return problems
+
+
+_SECRET_ACCEPTED = {
+    "data": "a map of keys to base64-encoded strings",
+    "stringData": "a map of keys to strings",
+}
+
+
+def _secret_value_problems(doc: Mapping[str, Any], source: str) -> list[Problem]:
+    """A Secret's value fields: maps of strings, described without a value in messages."""
+    problems = []
+    for name in SECRET_VALUE_FIELDS:
+        value = doc.get(name)
+        if value is None:
+            continue
+        if not isinstance(value, Mapping):
+            problems.append(
+                Problem(
+                    source, name, f"{describe_hidden(value)} is not a map", _SECRET_ACCEPTED[name]
+                )
+            )
+            continue
+        for key, item in value.items():
+            if item is not None and not isinstance(item, str):
+                problems.append(
+                    Problem(
+                        source,
+                        field_path([name, MapKey(str(key))]),
+                        f"{describe_hidden(item)} is not a string",
+                        _SECRET_ACCEPTED[name],
+                    )
+                )
     return problems
 
 

@@ -64,7 +64,8 @@ def load_documents(docs: Iterable[tuple[str, object]]) -> Documents:
     return load_entries((source, file_of(source), doc) for source, doc in docs)
 
 
-_DOCUMENT_SUFFIX = re.compile(r" \((document \d+(, items\[\d+\])?|items\[\d+\])\)$")
+_ITEMS = r"items\[\d+\](\.items\[\d+\])*"
+_DOCUMENT_SUFFIX = re.compile(rf" \((document \d+(, {_ITEMS})?|{_ITEMS})\)$")
 
 
 def file_of(source: str) -> str:

@@ -44,7 +44,16 @@ from raygang.kube.core import (
     field,
     frozen_model,
 )
-from raygang.kube.errors import MapKey, Problem, SpecError, describe_value, field_path
+from raygang.kube.errors import (
+    MapKey,
+    Problem,
+    SpecError,
+    describe_document,
+    describe_hidden,
+    describe_value,
+    field_path,
+)
+from raygang.kube.secretkeys import secret_field
 from raygang.kube.tree import copy_tree
 from raygang.rayjob.deletion import DeletionStrategy, read_deletion_strategy
 
@@ -352,6 +361,8 @@ def _error_problem(err: Mapping[str, Any], source: str) -> Problem:
     value = err.get("input")
     ctx = err.get("ctx") or {}
     last = raw_loc[-1] if raw_loc else ""
+    # An env value, a runtime env, a password ...: say what it is, never what it says.
+    shown = (describe_hidden if secret_field(raw_loc) else describe_value)(value)
     if key_error:
         return Problem(
             source,
@@ -367,13 +378,11 @@ def _error_problem(err: Mapping[str, Any], source: str) -> Problem:
     if etype == "value_error":
         return Problem(source, path, str(ctx.get("error", err["msg"])), QUANTITY_EXAMPLES)
     if etype == "literal_error":
-        return Problem(
-            source, path, f"{describe_value(value)} is not accepted", str(ctx.get("expected", ""))
-        )
+        return Problem(source, path, f"{shown} is not accepted", str(ctx.get("expected", "")))
     if etype == "too_short" and last == "containers":
         return Problem(source, path, "has no containers", _ACCEPTED_WHEN_MISSING["containers"])
     if etype in _WHAT_BY_TYPE:
-        message = f"{describe_value(value)} is not {_WHAT_BY_TYPE[etype]}"
+        message = f"{shown} is not {_WHAT_BY_TYPE[etype]}"
         if etype in ("int_type", "int_from_float") and isinstance(value, float):
             message += " (YAML reads it as a number with a fraction)"
         if etype == "string_type" and isinstance(value, bool):
@@ -389,12 +398,12 @@ def _error_problem(err: Mapping[str, Any], source: str) -> Problem:
     }
     if etype in bounds:
         accepted = bounds[etype].format(**{k: ctx[k] for k in ("gt", "ge", "lt", "le") if k in ctx})
-        return Problem(source, path, f"{describe_value(value)} is out of range", accepted)
+        return Problem(source, path, f"{shown} is out of range", accepted)
     msg = str(err["msg"])
     return Problem(
         source,
         path,
-        f"{msg[:1].lower()}{msg[1:]}; got {describe_value(value)}",
+        f"{msg[:1].lower()}{msg[1:]}; got {shown}",
         "a value of the type this field declares",
     )
 
@@ -463,7 +472,7 @@ def parse_rayjob(raw: object, source: str) -> RayJobInput:
         raise SpecError.one(
             source,
             "<document>",
-            f"{describe_value(raw)} is not a Kubernetes object",
+            f"{describe_document(raw)} is not a Kubernetes object",
             "a RayJob object (apiVersion: ray.io/v1, kind: RayJob, metadata, spec)",
         )
     item, structural, rules = validate_rayjob(raw, source)

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from typing import Any, TextIO
 
 from raygang.kube.quantity import format_resource_list
+from raygang.kube.secretkind import secret_keys
 from raygang.kuberay.jobplan import JobPlan
 from raygang.plan import Companion, StackPlan, generate_name_prefix
 from raygang.render.order import companion_deps
@@ -52,10 +53,7 @@ def _companion_document(companion: Companion) -> dict[str, Any]:
         "jobs": list(companion.jobs),
     }
     if companion.is_secret:
-        manifest = companion.manifest
-        doc["secretKeys"] = sorted(
-            {*dict(manifest.get("data") or {}), *dict(manifest.get("stringData") or {})}
-        )
+        doc["secretKeys"] = secret_keys(companion.manifest)
     return doc
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from raygang.kube.quantity import format_resource_list
+from raygang.kube.secretkind import secret_keys
 from raygang.kuberay.jobplan import JobPlan
 from raygang.plan import Companion, StackPlan, generate_name_prefix
 from raygang.render.order import companion_deps
@@ -86,7 +87,7 @@ def _job_table(plan: JobPlan, companions: Sequence[Companion] = ()) -> list[str]
             f"; shared with {', '.join(shared)}" if shared else ""
         )
         if companion.is_secret:
-            keys = _secret_keys(companion)
+            keys = secret_keys(companion.manifest)
             note += f"; Secret keys {', '.join(keys) if keys else '(none)'}, values not shown"
         where = f"{companion.namespace}/" if companion.namespace != plan.namespace else ""
         lines.append(f"    {index}. {companion.kind}/{where}{companion.name}  ({note})")
@@ -99,11 +100,6 @@ def _job_table(plan: JobPlan, companions: Sequence[Companion] = ()) -> list[str]
         note = "; ".join(x for x in (wait, after) if x)
         lines.append(f"    {offset}. {resource.ref}" + (f"  ({note})" if note else ""))
     return lines
-
-
-def _secret_keys(companion: Companion) -> list[str]:
-    manifest = companion.manifest
-    return sorted({*dict(manifest.get("data") or {}), *dict(manifest.get("stringData") or {})})
 
 
 def render_table(plan: StackPlan) -> str:

@@ -33,9 +33,10 @@ def runtime_env_data(runtime_env_yaml: str) -> Any:
         raise SubmitterError(f"runtimeEnvYAML is not valid YAML: {_reason(exc)}") from None
     if data is not None and not isinstance(data, Mapping):
         # KubeRay's validation unmarshals it into a map and rejects anything else.
-        shown = runtime_env_yaml if len(runtime_env_yaml) <= 80 else runtime_env_yaml[:77] + "..."
+        # Its text is not quoted: a runtime env holds env_vars, and may hold secrets.
         raise SubmitterError(
-            f"runtimeEnvYAML must be a YAML mapping, not {type(data).__name__}: {shown!r}"
+            f"runtimeEnvYAML must be a YAML mapping, not {type(data).__name__} "
+            f"({len(runtime_env_yaml)} characters, not shown)"
         )
     return data
 
