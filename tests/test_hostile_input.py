@@ -5,20 +5,26 @@
   a FIFO or reading an index of any size.
 * Item 2: one test of "this is a Secret" for every output; the job record's redaction on
   the parsed runtime env and every env; no message quotes a value that may be a secret.
+* Item 4: what cannot run is refused at plan time, wrong values exit 2 naming the file and
+  the field, duplicates are refused, and input at fault is no internal error.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 import threading
 from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from raygang.cli import EXIT_INVALID, main
 from raygang.kube.errors import SpecError
 from raygang.kube.secretkind import is_core_secret
+from raygang.kuberay.argsize import MAX_ARG_STRLEN
 from raygang.kuberay.redact import REDACTED, redact_rayjob
 from raygang.loader import load_files
 from raygang.render import INDEX
@@ -401,3 +407,235 @@ def test_a_dotenv_file_given_as_a_manifest_or_a_snapshot_is_not_quoted(
         err = capsys.readouterr().err
         assert "<document>: a string of 20 characters (value not shown) is not a" in err
         assert "s3cr3t" not in err
+
+
+# --- item 4: refused at plan time what cannot run -----------------------------------------------
+
+
+def _k8s_job(entrypoint: str = "python main.py") -> dict[str, Any]:
+    job = job_doc()
+    job["spec"]["submissionMode"] = "K8sJobMode"
+    job["spec"]["entrypoint"] = entrypoint
+    return job
+
+
+def _invalid(tmp_path: Path, capsys: pytest.CaptureFixture[str], *docs: Any) -> str:
+    path = write(tmp_path / "a.yaml", *docs)
+    assert main(["plan", str(path)]) == EXIT_INVALID
+    out, err = capsys.readouterr()
+    assert out == "" and "internal error" not in err
+    return err
+
+
+def test_a_submitter_script_past_the_kernels_argument_limit_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The script is the entrypoint plus ~725 bytes of KubeRay's command around it.
+    fits = write(tmp_path / "fits.yaml", _k8s_job("python -c 'pass' # " + "x" * 130_000))
+    assert main(["plan", str(fits), "--format", "yaml"]) == 0
+    (job,) = [d for d in yaml.safe_load_all(capsys.readouterr().out) if d["kind"] == "Job"]
+    script = job["spec"]["template"]["spec"]["containers"][0]["args"][0]
+    assert len(script.encode()) + 1 < MAX_ARG_STRLEN
+    err = _invalid(tmp_path, capsys, _k8s_job("python -c 'pass' # " + "x" * 131_000))
+    assert (
+        "a.yaml: spec.entrypoint: the submitter Job's container ray-job-submitter args[0] would "
+        f"be {len(script.encode()) + 1 + 1000:,} bytes, more than the 131,072 Linux passes in "
+        "one argument" in err
+    )
+
+
+def test_a_long_env_value_is_refused_too(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    job = job_doc()
+    head = job["spec"]["rayClusterSpec"]["headGroupSpec"]["template"]["spec"]["containers"][0]
+    head["env"] = [{"name": "BLOB", "value": "x" * MAX_ARG_STRLEN}]
+    err = _invalid(tmp_path, capsys, job)
+    assert "a.yaml: spec: the head's container ray-head env[0] would be 131,078 bytes" in err
+
+
+@pytest.mark.parametrize(
+    "resources",
+    ['{"Custom": ' + "9" * 5000 + "}", "[" * 100_000 + "]" * 100_000, '{"a": 1, "a": 2}'],
+)
+def test_entrypoint_resources_ray_could_not_read_are_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], resources: str
+) -> None:
+    job = _k8s_job()
+    job["spec"]["entrypointResources"] = resources
+    err = _invalid(tmp_path, capsys, job)
+    assert "spec.entrypointResources:" in err and "is not a JSON object" in err
+
+
+def test_runtime_env_integers_past_float64_reach_ray_as_text_as_go_yaml_reads_them() -> None:
+    from raygang.kube.goyaml import runtime_env_json
+
+    # go-yaml v2 resolves an integer it cannot hold as a string: Ray never parses 5000 digits.
+    assert runtime_env_json("a: " + "1" * 5000) == '{"a":"' + "1" * 5000 + '"}'
+
+
+# --- item 4: wrong values exit 2 with file, field and what is accepted --------------------------
+
+
+def _stack(tmp_path: Path, text: str) -> list[str]:
+    (tmp_path / "stacks").mkdir(exist_ok=True)
+    (tmp_path / "stacks" / "Pulumi.t.yaml").write_text("config:\n" + text)
+    good = write(tmp_path / "a.yaml", job_doc())
+    return ["plan", str(good), "--stack", "t", "--project-dir", str(tmp_path)]
+
+
+@pytest.mark.parametrize(
+    ("setting", "said"),
+    [
+        (
+            "raygang:clusterReadyTimeoutSeconds: true",
+            "raygang:clusterReadyTimeoutSeconds: the boolean true is not a whole number",
+        ),
+        (
+            "raygang:completionTimeoutSeconds: false",
+            "raygang:completionTimeoutSeconds: the boolean false is not a whole number",
+        ),
+        ("raygang:snapshotMaxMiB: true", "raygang:snapshotMaxMiB: the boolean true is not a"),
+        (
+            "raygang:clusterDomain: " + "a" * 64 + ".local",
+            "raygang:clusterDomain: a label: '" + "a" * 64 + "' is 64 characters long",
+        ),
+        ("raygang:clusterDomain: a..local", "raygang:clusterDomain: 'a..local' has an empty label"),
+        (
+            "raygang:nodeShapes: [{name: n, allocatable: {cpu: '-4'}}]",
+            "raygang:nodeShapes: [0].allocatable['cpu']: '-4' is negative",
+        ),
+    ],
+)
+def test_wrong_settings_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], setting: str, said: str
+) -> None:
+    assert main(_stack(tmp_path, f"  {setting}\n")) == EXIT_INVALID
+    assert said in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("stack", ["", "../../etc/x", "a b", "x" * 101])
+def test_a_stack_name_pulumi_would_refuse_exits_2(
+    capsys: pytest.CaptureFixture[str], stack: str
+) -> None:
+    assert main(["plan", "--stack", stack]) == EXIT_INVALID
+    assert f"--stack: <value>: {stack!r} is not a stack name" in capsys.readouterr().err
+
+
+SNAPSHOT_NODE = {
+    "apiVersion": "v1",
+    "kind": "Node",
+    "metadata": {"name": "n1"},
+    "status": {"allocatable": {"cpu": "8", "memory": "32Gi", "pods": "110"}},
+}
+
+
+@pytest.mark.parametrize(
+    ("objects", "said"),
+    [
+        (
+            [{**SNAPSHOT_NODE, "spec": {"taints": [{"key": "a", "effect": "Explode"}]}}],
+            "items[0].spec.taints[0].effect: Node n1: is the string 'Explode' (accepted: "
+            "'NoSchedule' or 'PreferNoSchedule' or 'NoExecute')",
+        ),
+        (
+            [{**SNAPSHOT_NODE, "status": {"allocatable": {"cpu": "-8"}}}],
+            "items[0].status.allocatable: Node n1: is a map with keys cpu (accepted: a map of "
+            "quantities of 0 or more (entry 'cpu' is '-8'))",
+        ),
+        (
+            [
+                {
+                    "apiVersion": "scheduling.volcano.sh/v1beta1",
+                    "kind": "Queue",
+                    "metadata": {"name": "q"},
+                    "spec": {"capability": {"cpu": "-1"}},
+                }
+            ],
+            "items[0].spec.capability: Queue q: is a map with keys cpu (accepted: a map of "
+            "quantities of 0 or more",
+        ),
+        (
+            [SNAPSHOT_NODE, SNAPSHOT_NODE],
+            "items[1].metadata.name: Node n1: is also at {snapshot}: items[0]; the snapshot would "
+            "keep one of them silently",
+        ),
+        (
+            [
+                {
+                    "apiVersion": "v1",
+                    "kind": "ConfigMap",
+                    "metadata": {"name": "r", "namespace": "a"},
+                },
+                {
+                    "apiVersion": "v1",
+                    "kind": "ConfigMap",
+                    "metadata": {"name": "r", "namespace": "b"},
+                },
+                {
+                    "apiVersion": "v1",
+                    "kind": "ConfigMap",
+                    "metadata": {"name": "r", "namespace": "a"},
+                },
+            ],
+            "items[2].metadata.name: ConfigMap a/r: is also at {snapshot}: items[0]",
+        ),
+    ],
+)
+def test_snapshots_the_api_server_could_not_have_given_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], objects: list[Any], said: str
+) -> None:
+    snapshot = write(
+        tmp_path / "cluster.yaml", {"apiVersion": "v1", "kind": "List", "items": objects}
+    )
+    good = write(tmp_path / "a.yaml", job_doc())
+    assert main(["plan", str(good), "--cluster", str(snapshot)]) == EXIT_INVALID
+    assert said.format(snapshot=snapshot) in capsys.readouterr().err
+
+
+def test_automount_service_account_token_as_a_string_exits_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    job = job_doc()
+    job["spec"]["rayClusterSpec"]["headGroupSpec"]["template"]["spec"][
+        "automountServiceAccountToken"
+    ] = "false"
+    err = _invalid(tmp_path, capsys, job)
+    assert (
+        "headGroupSpec.template.spec.automountServiceAccountToken: the string 'false' is not a "
+        "boolean (accepted: true or false, without quotes)" in err
+    )
+
+
+def test_a_duplicate_env_vars_key_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    job = job_doc()
+    job["spec"]["runtimeEnvYAML"] = "env_vars:\n  A: x\n  A: y\n"
+    err = _invalid(tmp_path, capsys, job)
+    assert (
+        "spec.runtimeEnvYAML: runtimeEnvYAML is not valid YAML: line 3, env_vars.A: has the " in err
+    )
+    assert "key 'A' twice (first at line 2)" in err
+
+
+def test_yaml_with_non_ascii_text_under_an_ascii_stdout(tmp_path: Path) -> None:
+    job = job_doc()
+    job["metadata"]["annotations"] = {"note": "caf\u00e9 \u4e2d"}
+    path = write(tmp_path / "a.yaml", job)
+    env = {**os.environ, "PYTHONIOENCODING": "ascii", "PYTHONPATH": os.pathsep.join(sys.path)}
+    for fmt in ("yaml", "table", "json"):
+        done = subprocess.run(
+            [sys.executable, "-m", "raygang", "plan", str(path), "--format", fmt],
+            capture_output=True,
+            env=env,
+            timeout=120,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr
+        if fmt == "yaml":
+            docs = list(yaml.safe_load_all(done.stdout.decode("ascii")))
+            annotations = docs[0]["metadata"]["annotations"]
+            assert json.loads(annotations["raygang.dev/rayjob"])["metadata"]["annotations"] == {
+                "note": "caf\u00e9 \u4e2d"
+            }

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -84,11 +85,24 @@ def resolve_settings(
     Without FILE the stack is ``stack`` or ``dev``; with FILE it is ``stack`` or none
     (raygang's defaults).
     """
+    if stack is not None and not _STACK_NAME.fullmatch(stack):
+        # '' planned nothing with exit 0; a name with '/' would read a file elsewhere.
+        raise SpecError.one(
+            "--stack",
+            "<value>",
+            f"{stack!r} is not a stack name",
+            "a Pulumi stack name of at most 100 letters, digits, '-', '_' and '.', e.g. dev "
+            "(its settings are stacks/Pulumi.<stack>.yaml)",
+        )
     if stack is None and not files:
         stack = "dev"
     if not stack:
         return None, StackSettings()
     return stack, read_stack_file(project_dir / "stacks" / f"Pulumi.{stack}.yaml")
+
+
+# Pulumi's ValidateStackName (sdk/go/common/tokens): a simple stack name.
+_STACK_NAME = re.compile(r"[A-Za-z0-9_.-]{1,100}")
 
 
 def plan_with_settings(
@@ -244,6 +258,24 @@ def _inputs(argv: Sequence[str] | None) -> str:
     return ", ".join(named)
 
 
+def _encodes(text: str) -> bool:
+    try:
+        text.encode(getattr(sys.stdout, "encoding", None) or "utf-8")
+    except (UnicodeEncodeError, LookupError):
+        return False
+    return True
+
+
+def _printable(table: str | None, plan: StackPlan) -> str:
+    """The table, or the YAML, as stdout can take it: under an ASCII locale (``LANG=C``) a
+    non-ASCII annotation was an internal error. YAML then uses its own escapes ("\\u00e9"),
+    which read back as the same text; the table, for people, Python's backslash escapes."""
+    if table is not None:
+        return table if _encodes(table) else table.encode("ascii", "backslashreplace").decode()
+    text = render_yaml(plan)
+    return text if _encodes(text) else render_yaml(plan, allow_unicode=False)
+
+
 def _main(argv: Sequence[str] | None) -> int:
     args = _parser().parse_args(argv)
     project_dir = args.project_dir or find_project_dir()
@@ -285,8 +317,7 @@ def _main(argv: Sequence[str] | None) -> int:
     elif args.format == "json":
         write_json(plan, sys.stdout)
     else:
-        render = {"table": render_table, "yaml": render_yaml}[args.format]
-        sys.stdout.write(render(plan))
+        sys.stdout.write(_printable(render_table(plan) if args.format == "table" else None, plan))
     gate = preflight_gate(plan, args.preflight or settings.preflight)
     for warning in gate.warnings:
         print(f"raygang: warning: {warning}", file=sys.stderr)

@@ -18,6 +18,7 @@ from raygang.kube.generatename import derived_from_generate_name
 from raygang.kube.objects import ObjectIdentity
 from raygang.kube.secretkind import is_core_secret
 from raygang.kuberay import manifests, submitter
+from raygang.kuberay.argsize import MAX_ARG_STRLEN, oversized_arguments
 from raygang.kuberay.gang import Accounting, compute_gang
 from raygang.kuberay.jobplan import JobPlan, PlannedResource
 from raygang.kuberay.settings import JobSettings, job_settings
@@ -243,6 +244,7 @@ def plan_job(
         except submitter.SubmitterError as exc:
             raise SpecError([Problem(item.source, "spec", str(exc))]) from None
         resources.append(PlannedResource("submitter", job_manifest, (raycluster.ref,), owned=True))
+    _check_arguments(item, resources)
     return JobPlan(
         item=item,
         settings=settings,
@@ -254,6 +256,45 @@ def plan_job(
         queue_declared=queue_declared,
         resources=tuple(resources),
     )
+
+
+def _pod_specs(resource: PlannedResource) -> list[tuple[str, Mapping[str, Any]]]:
+    spec = resource.manifest.get("spec") or {}
+    if resource.role == "submitter":
+        return [("the submitter Job", spec["template"]["spec"])]
+    if resource.role != "raycluster":
+        return []
+    head = [("the head", spec["headGroupSpec"]["template"]["spec"])]
+    workers = spec.get("workerGroupSpecs") or []
+    return head + [
+        (f"worker group {w.get('groupName')}", w["template"]["spec"])
+        for w in workers
+        if isinstance(w, Mapping) and isinstance(w.get("template"), Mapping)
+    ]
+
+
+def _check_arguments(item: RayJobInput, resources: Sequence[PlannedResource]) -> None:
+    """Refuse what the kernel would not start: see :mod:`raygang.kuberay.argsize`."""
+    problems = []
+    for resource in resources:
+        for pod, spec in _pod_specs(resource):
+            for where, size in oversized_arguments(spec):
+                problems.append(
+                    Problem(
+                        item.source,
+                        # The submitter's script is KubeRay's: the entrypoint makes it long.
+                        "spec.entrypoint"
+                        if submitter.SUBMITTER_CONTAINER_NAME in where
+                        else "spec",
+                        f"{pod}'s {where} would be {size:,} bytes, more than the "
+                        f"{MAX_ARG_STRLEN:,} Linux passes in one argument or environment "
+                        "string (MAX_ARG_STRLEN): the pod could never start",
+                        "an entrypoint, runtimeEnvYAML and env values that fit; ship a long "
+                        "script in working_dir or a ConfigMap and run it by name",
+                    )
+                )
+    if problems:
+        raise SpecError(problems)
 
 
 def plan_stack(

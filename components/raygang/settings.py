@@ -15,10 +15,12 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic_core import PydanticCustomError
 
 from raygang.kube import kubeyaml
 from raygang.kube.errors import Problem, SpecError, describe_value
+from raygang.kube.names import dns_problem, name_rules
 from raygang.kube.yamlfile import problem_from, read_stack_documents
 from raygang.kuberay.gang import Accounting
 from raygang.kuberay.settings import JobSettings
@@ -83,6 +85,19 @@ class StackSettings(BaseModel):
     # Read the snapshot with bounds sized for this many MiB (kube.kubeyaml.Limits.sized).
     snapshot_max_mib: int | None = Field(default=None, gt=0, le=1 << 20, alias="snapshotMaxMiB")
 
+    @field_validator(
+        "completion_timeout_seconds",
+        "cluster_ready_timeout_seconds",
+        "snapshot_max_mib",
+        mode="before",
+    )
+    @classmethod
+    def _not_a_boolean(cls, value: object) -> object:
+        # pydantic reads true as 1: a timeout of `true` would be one second.
+        if isinstance(value, bool):
+            raise PydanticCustomError("int_type", "Input should be a valid integer")
+        return value
+
     def defaults(self) -> JobSettings:
         """The job settings every job starts from."""
         return JobSettings(
@@ -128,12 +143,34 @@ def settings_from_getter(get: Callable[[str], object], source: str) -> StackSett
     """
     values = {key: value for key in KEYS if (value := get(key)) is not None}
     try:
-        return StackSettings.model_validate(values)
+        settings = StackSettings.model_validate(values)
     except ValidationError as exc:
         problems = problems_from_validation_error(exc, source)
         raise SpecError(
             [Problem(p.source, f"raygang:{p.path}", p.message, p.accepted) for p in problems]
         ) from None
+    why = _domain_problem(settings.cluster_domain)
+    if why is not None:
+        raise SpecError.one(
+            source,
+            "raygang:clusterDomain",
+            why,
+            "a DNS domain such as cluster.local: " + name_rules("DNS-1123 label", 63) + ", "
+            "joined by '.'",
+        )
+    return settings
+
+
+def _domain_problem(domain: str) -> str | None:
+    """Why pods could not resolve names under ``domain`` (RFC 1035: labels of at most 63
+    characters, 253 in all), as the kubelet's ``--cluster-domain`` is checked."""
+    if len(domain) > 253:
+        return f"{domain!r} is {len(domain)} characters long, more than 253"
+    for label in domain.split("."):
+        why = dns_problem(label, "DNS-1123 label", 63)
+        if why is not None:
+            return f"{domain!r} has an empty label" if not label else f"a label: {why}"
+    return None
 
 
 def unknown_key_problems(names: Iterable[str], source: str, prefix: str = "") -> list[Problem]:

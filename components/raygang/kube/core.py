@@ -16,6 +16,7 @@ from pydantic import (
     ConfigDict,
     Field,
     PlainValidator,
+    StrictBool,
     StrictInt,
     StrictStr,
 )
@@ -301,6 +302,9 @@ class PodSpec(FrozenModel):
     scheduling_gates: list[dict[StrictStr, Any]] | None = None
     volumes: list[dict[StrictStr, Any]] | None = None
     service_account_name: StrictStr | None = None
+    # The string "false" is not false: the API server refuses it, and the submitter's
+    # secure default (no token) is decided on it.
+    automount_service_account_token: StrictBool | None = None
     priority_class_name: StrictStr | None = None
 
 

@@ -3,7 +3,8 @@ message ask here, so a value that is redacted in the record is not quoted in a m
 
 A key is secret-looking when it matches :data:`SECRET_KEY` and is not the name of or a
 reference to a secret (:data:`REFERENCE_SUFFIX`: ``secretName``, ``secretKeyRef``,
-``tokenPath`` ...). The pattern, case-insensitive, anywhere in the key:
+``tokenPath`` ...) nor a switch (``automountServiceAccountToken``). The pattern,
+case-insensitive, anywhere in the key:
 
 * ``password``, ``passwd``, ``passphrase``, ``pass`` (not followed by a letter), ``pwd``;
 * ``secret``, ``token``, ``credential``, ``cookie``, ``bearer``, ``authorization``;
@@ -42,12 +43,17 @@ REFERENCE_SUFFIX: Final = re.compile(
 )
 
 
+# Switches about secrets, not secrets: automountServiceAccountToken.
+_SWITCH_PREFIX: Final = re.compile(r"automount", re.IGNORECASE)
+
+
 def secret_key(key: object) -> bool:
     """True when a value under ``key`` may be a secret (see the module docstring)."""
     return (
         isinstance(key, str)
         and SECRET_KEY.search(key) is not None
         and REFERENCE_SUFFIX.search(key) is None
+        and _SWITCH_PREFIX.match(key) is None
     )
 
 

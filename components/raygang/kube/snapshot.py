@@ -126,7 +126,7 @@ _POD_SPEC: Shape = {
     "nodeSelector": "strmap",
     "tolerations": (
         "list",
-        {"key": "str", "operator": "str", "value": "str", "effect": "str"},
+        {"key": "str", "operator": "str", "value": "str", "effect": "toleration_effect"},
     ),
     "affinity": "map",
 }
@@ -165,7 +165,7 @@ _KINDS: dict[str, Shape] = {
     "Node": {
         "spec": {
             "unschedulable": "bool",
-            "taints": ("list", {"key": "str", "value": "str", "effect": "str"}),
+            "taints": ("list", {"key": "str", "value": "str", "effect": "taint_effect"}),
         },
         "status": {"allocatable": "quantities", "capacity": "quantities"},
     },
@@ -236,6 +236,8 @@ _RFC3339 = re.compile(
 # Later times overflow the lifecycle's arithmetic (a TTL or a backoff added to them).
 _LATEST_YEAR = 9000
 _INT32 = (-(2**31), 2**31 - 1)
+# k8s.io/api/core/v1 TaintEffect; a toleration's empty effect matches them all.
+_TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
 
 
 def _type_problem(value: object, kind: str) -> str | None:
@@ -246,6 +248,9 @@ def _type_problem(value: object, kind: str) -> str | None:
         return None if isinstance(value, bool) else "true or false"
     if kind == "map":
         return None if isinstance(value, Mapping) else "a map"
+    if kind in ("taint_effect", "toleration_effect"):
+        effects = _TAINT_EFFECTS if kind == "taint_effect" else ("", *_TAINT_EFFECTS)
+        return None if value in effects else " or ".join(repr(e) for e in effects)
     if kind == "int32":
         ok = isinstance(value, int) and not isinstance(value, bool)
         return None if ok and _INT32[0] <= value <= _INT32[1] else "an integer (int32)"  # type: ignore[operator]
@@ -261,9 +266,11 @@ def _type_problem(value: object, kind: str) -> str | None:
             if isinstance(item, bool) or not isinstance(item, str | int):
                 return f"a map of quantities (entry {key!r} is {describe_value(item)})"
             try:
-                Quantity.parse(item)
+                quantity = Quantity.parse(item)
             except QuantityError as exc:
                 return f"a map of quantities (entry {key!r}: {exc})"
+            if quantity < Quantity.zero():  # the API server stores none below zero
+                return f"a map of quantities of 0 or more (entry {key!r} is {item!r})"
         return None
     if kind == "time":
         return _time_problem(value)
@@ -334,6 +341,34 @@ def _object_problems(obj: Mapping[str, Any], where: list[str | int], source: str
     return problems
 
 
+def _duplicate(
+    obj: Mapping[str, Any],
+    kind: str,
+    source: str,
+    where: list[str | int],
+    seen: dict[ObjectKey, str],
+) -> list[Problem]:
+    """The object again (a node in two Lists, say): which copy counts would be chance."""
+    meta = obj.get("metadata")
+    name = meta.get("name") if isinstance(meta, Mapping) else None
+    if not isinstance(meta, Mapping) or not isinstance(name, str) or not name:
+        return []  # reported by _object_problems
+    namespace = meta.get("namespace")
+    place = f"{source}: {field_path(where)}"
+    first = seen.setdefault((kind, str(namespace or ""), name), place)
+    if first is place:
+        return []
+    label = f"{kind} {namespace + '/' if isinstance(namespace, str) and namespace else ''}{name}"
+    return [
+        Problem(
+            source,
+            field_path([*where, "metadata", "name"]),
+            f"{label}: is also at {first}; the snapshot would keep one of them silently",
+            "each object once (one kubectl get per kind, or one List)",
+        )
+    ]
+
+
 def check_snapshot_documents(docs: Sequence[tuple[str, object]]) -> list[Problem]:
     """Every problem of a snapshot's documents, each naming the object and its field.
 
@@ -343,6 +378,7 @@ def check_snapshot_documents(docs: Sequence[tuple[str, object]]) -> list[Problem
     (quantities, int32 counts, strings, RFC 3339 times within range).
     """
     problems: list[Problem] = []
+    seen: dict[ObjectKey, str] = {}
     for source, doc in docs:
         pending: list[tuple[object, list[str | int]]] = [(doc, [])]
         while pending:
@@ -384,6 +420,7 @@ def check_snapshot_documents(docs: Sequence[tuple[str, object]]) -> list[Problem
                     pending.append((item, [*where, "items", i]))
                 continue
             problems.extend(_object_problems(value, where, source))
+            problems.extend(_duplicate(value, kind, source, where, seen))
         if len(problems) > _MAX_PROBLEMS:
             break
     if len(problems) > _MAX_PROBLEMS:

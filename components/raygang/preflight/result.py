@@ -165,6 +165,16 @@ def parse_node_shapes(raw: object, source: str = "raygang:nodeShapes") -> tuple[
                 allocatable[str(key)] = Quantity.parse(value)
             except QuantityError as exc:
                 problems.append(Problem(source, f"{where}.allocatable[{key!r}]", str(exc)))
+                continue
+            if allocatable[str(key)] < Quantity(0):  # no node offers less than nothing
+                problems.append(
+                    Problem(
+                        source,
+                        f"{where}.allocatable[{key!r}]",
+                        f"{value!r} is negative",
+                        "a quantity of 0 or more, as a node reports it",
+                    )
+                )
         allocatable.setdefault("pods", Quantity(str(DEFAULT_MAX_PODS)))
         labels = entry.get("labels") or {}
         taints = entry.get("taints") or []

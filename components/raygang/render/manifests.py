@@ -11,16 +11,23 @@ from raygang.render.order import stream
 from raygang.render.redact import redacted
 
 
-def _dump(manifest: object) -> str:
+def _dump(manifest: object, allow_unicode: bool = True) -> str:
     # No line folding: a long submitter command stays one line, so diffs stay readable.
     return yaml.safe_dump(
-        manifest, sort_keys=True, default_flow_style=False, allow_unicode=True, width=2**31 - 1
+        manifest,
+        sort_keys=True,
+        default_flow_style=False,
+        allow_unicode=allow_unicode,
+        width=2**31 - 1,
     )
 
 
-def render_yaml(plan: StackPlan) -> str:
-    """The manifests, one YAML document each, in creation order (no ownerReferences)."""
-    return "".join(f"---\n{_dump(redacted(r.manifest))}" for r in stream(plan))
+def render_yaml(plan: StackPlan, allow_unicode: bool = True) -> str:
+    """The manifests, one YAML document each, in creation order (no ownerReferences).
+
+    ``allow_unicode=False`` writes non-ASCII text as YAML escapes, for an ASCII stdout.
+    """
+    return "".join(f"---\n{_dump(redacted(r.manifest), allow_unicode)}" for r in stream(plan))
 
 
 def manifest_files(plan: StackPlan, fmt: str = "yaml") -> list[tuple[str, str]]:

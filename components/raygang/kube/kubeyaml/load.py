@@ -79,20 +79,25 @@ def load_stream(
 
 
 def yaml_to_json_value(
-    data: bytes | str, *, source: str, limits: Limits | None = None
+    data: bytes | str,
+    *,
+    source: str,
+    limits: Limits | None = None,
+    duplicate_keys: Literal["refuse", "last"] = "last",
 ) -> JSONValue:
     """``sigs.k8s.io/yaml.YAMLToJSON`` of embedded YAML (``spec.runtimeEnvYAML``), as a value.
 
     Unlike a file read by kubectl there is no JSON sniffing and no ``---`` splitting:
     go-yaml decodes the first document of the text and ignores the rest; duplicate keys
-    keep the last value (KubeRay decodes it without strict mode). The same bounds apply.
+    keep the last value (KubeRay decodes it without strict mode) unless ``duplicate_keys``
+    is ``"refuse"`` (raygang's rule, for checking the input). The same bounds apply.
 
     Returns:
         The value ``json.loads`` gives for the JSON (None for an empty document).
     """
     limits = limits or default_limits()
     raw = as_utf8(data, source, limits)
-    state = Stream(source, limits, refuse_duplicates=False)
+    state = Stream(source, limits, refuse_duplicates=duplicate_keys == "refuse")
     # Invalid bytes of a !!binary value stay lone surrogates: the JSON printer then writes
     # the \ufffd escape json.Marshal writes, byte for byte (a real U+FFFD stays as it is).
     state.binary_errors = "surrogateescape"

@@ -10,7 +10,7 @@ keys, as ``json.Marshal`` prints Go maps.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal
 
 from raygang.kube.kubeyaml import ManifestError, ManifestLimitError, yaml_to_json_value
 from raygang.kuberay.submitter._errors import SubmitterError
@@ -19,14 +19,23 @@ from raygang.kuberay.submitter._goquote import go_json_dumps
 __all__ = ["runtime_env_data", "runtime_env_json"]
 
 
-def runtime_env_data(runtime_env_yaml: str) -> Any:
+def runtime_env_data(
+    runtime_env_yaml: str, duplicate_keys: Literal["refuse", "last"] = "last"
+) -> Any:
     """Parse ``runtimeEnvYAML`` like sigs.k8s.io/yaml: first document, go-yaml typing.
+
+    Args:
+        runtime_env_yaml: the text.
+        duplicate_keys: ``"last"`` as KubeRay reads it, ``"refuse"`` to check the input
+            (raygang refuses duplicate keys in every YAML it reads).
 
     Raises:
         SubmitterError: invalid YAML, past a reader limit, or not a mapping.
     """
     try:
-        data = yaml_to_json_value(runtime_env_yaml, source="runtimeEnvYAML")
+        data = yaml_to_json_value(
+            runtime_env_yaml, source="runtimeEnvYAML", duplicate_keys=duplicate_keys
+        )
     except ManifestLimitError as exc:
         raise SubmitterError(f"runtimeEnvYAML is refused: {_reason(exc)}") from None
     except ManifestError as exc:
@@ -49,7 +58,9 @@ def _reason(exc: ManifestError) -> str:
     return f"{prefix}{exc.problem} (accepted: {exc.accepted})"
 
 
-def runtime_env_json(runtime_env_yaml: str) -> str:
+def runtime_env_json(
+    runtime_env_yaml: str, duplicate_keys: Literal["refuse", "last"] = "last"
+) -> str:
     """``sigs.k8s.io/yaml.YAMLToJSON`` of ``runtimeEnvYAML``, as KubeRay passes it to Ray.
 
     go-yaml v2 decodes mappings into Go maps and ``json.Marshal`` sorts map keys, so the
@@ -64,4 +75,4 @@ def runtime_env_json(runtime_env_yaml: str) -> str:
     Raises:
         SubmitterError: invalid YAML, a non-mapping document, or values JSON cannot hold.
     """
-    return go_json_dumps(runtime_env_data(runtime_env_yaml))
+    return go_json_dumps(runtime_env_data(runtime_env_yaml, duplicate_keys))

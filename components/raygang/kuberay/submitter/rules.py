@@ -37,7 +37,7 @@ def entrypoint_problem(entrypoint: str) -> Refusal | None:
 def runtime_env_problem(runtime_env_yaml: str) -> Refusal | None:
     """Why KubeRay would refuse ``runtimeEnvYAML``, as the submitter would read it."""
     try:
-        runtime_env_json(runtime_env_yaml)
+        runtime_env_json(runtime_env_yaml, duplicate_keys="refuse")
     except SubmitterError as exc:
         return str(exc), "a YAML mapping, e.g. 'pip: [requests]'"
     return None

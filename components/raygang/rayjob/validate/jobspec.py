@@ -12,10 +12,10 @@ the runtime env as Go converts it), in their place among these checks.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any
 
+from raygang.kube import kubeyaml
 from raygang.kube.errors import describe_value
 from raygang.rayjob.validate.cluster import MANAGED_BY, check_cluster
 from raygang.rayjob.validate.pod import check_template
@@ -154,9 +154,9 @@ def check_spec(c: Checker, spec: Mapping[str, Any], meta: Mapping[str, Any]) -> 
         )
     resources = spec.get("entrypointResources")
     if isinstance(resources, str) and resources.strip():
-        try:
-            parsed = json.loads(resources)
-        except ValueError:
+        try:  # bounded: nesting, size and digits (Ray's json refuses > 4,300 digits)
+            parsed = kubeyaml.load_json_value(resources, source="spec.entrypointResources")
+        except kubeyaml.ManifestError:
             parsed = None
         if not isinstance(parsed, dict):
             c.bad(
