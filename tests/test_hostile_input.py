@@ -7,6 +7,9 @@
   the parsed runtime env and every env; no message quotes a value that may be a secret.
 * Item 4: what cannot run is refused at plan time, wrong values exit 2 naming the file and
   the field, duplicates are refused, and input at fault is no internal error.
+* Item 5: secure defaults: ``drop: [ALL]`` beside what a submitter template adds; companions
+  granting cluster-wide rights or intercepting admission named (an error with
+  ``raygang:refusePrivilegedCompanions``); cluster-scoped kinds get no namespace.
 """
 
 from __future__ import annotations
@@ -639,3 +642,161 @@ def test_yaml_with_non_ascii_text_under_an_ascii_stdout(tmp_path: Path) -> None:
             assert json.loads(annotations["raygang.dev/rayjob"])["metadata"]["annotations"] == {
                 "note": "caf\u00e9 \u4e2d"
             }
+
+
+# --- item 5: secure defaults ---------------------------------------------------------------------
+
+RBAC = "rbac.authorization.k8s.io/v1"
+
+
+def test_a_capability_the_submitter_template_adds_stays_added_and_all_else_is_dropped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    job = _k8s_job()
+    context = {"capabilities": {"add": ["NET_BIND_SERVICE"]}}
+    job["spec"]["submitterPodTemplate"] = {
+        "spec": {
+            "restartPolicy": "Never",
+            "containers": [
+                {"name": "s", "image": "rayproject/ray:2.52.0", "securityContext": context}
+            ],
+        }
+    }
+    path = write(tmp_path / "a.yaml", job)
+    assert main(["plan", str(path), "--format", "yaml"]) == 0
+    (submitter,) = [d for d in yaml.safe_load_all(capsys.readouterr().out) if d["kind"] == "Job"]
+    container = submitter["spec"]["template"]["spec"]["containers"][0]
+    assert container["securityContext"]["capabilities"] == {
+        "add": ["NET_BIND_SERVICE"],
+        "drop": ["ALL"],
+    }
+
+
+def _binding(kind: str, role: str, **meta: Any) -> dict[str, Any]:
+    return {
+        "apiVersion": RBAC,
+        "kind": kind,
+        "metadata": {"name": "b", **meta},
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": role},
+        "subjects": [{"kind": "ServiceAccount", "name": "ray", "namespace": "default"}],
+    }
+
+
+def _role(kind: str, rules: list[Any], **meta: Any) -> dict[str, Any]:
+    return {"apiVersion": RBAC, "kind": kind, "metadata": {"name": "r", **meta}, "rules": rules}
+
+
+WEBHOOK = {
+    "apiVersion": "admissionregistration.k8s.io/v1",
+    "kind": "MutatingWebhookConfiguration",
+    "metadata": {"name": "m"},
+    "webhooks": [
+        {
+            "name": "m.example.com",
+            "clientConfig": {"url": "https://hooks.example.com/mutate"},
+            "sideEffects": "None",
+            "admissionReviewVersions": ["v1"],
+        }
+    ],
+}
+
+
+@pytest.mark.parametrize(
+    ("doc", "said"),
+    [
+        (
+            _binding("ClusterRoleBinding", "cluster-admin"),
+            "roleRef: ClusterRoleBinding b binds cluster-admin (cluster-wide: every right)",
+        ),
+        (
+            _binding("RoleBinding", "cluster-admin"),
+            "roleRef: RoleBinding default/b binds cluster-admin (in its namespace: every right)",
+        ),
+        (
+            _binding("ClusterRoleBinding", "edit"),
+            "roleRef: ClusterRoleBinding b binds edit cluster-wide (Secrets of every namespace",
+        ),
+        (
+            {
+                **_binding("RoleBinding", "view"),
+                "subjects": [{"kind": "Group", "name": "system:masters"}],
+            },
+            "subjects[0]: RoleBinding default/b binds the system:masters group",
+        ),
+        (
+            _role("ClusterRole", [{"apiGroups": ["*"], "resources": ["*"], "verbs": ["*"]}]),
+            "rules[0]: ClusterRole r grants '*' in verbs and resources",
+        ),
+        (
+            _role("Role", [{"apiGroups": [""], "resources": ["pods"], "verbs": ["*"]}]),
+            "rules[0]: Role default/r grants '*' in verbs",
+        ),
+        (
+            _role("ClusterRole", [{"apiGroups": [""], "resources": ["secrets"], "verbs": ["get"]}]),
+            "rules[0]: ClusterRole r reads Secrets (in every namespace",
+        ),
+        (
+            _role(
+                "Role",
+                [{"apiGroups": [""], "resources": ["secrets"], "verbs": ["list"]}],
+                namespace="kube-system",
+            ),
+            "rules[0]: Role kube-system/r reads Secrets in kube-system",
+        ),
+        (
+            _role(
+                "ClusterRole", [{"apiGroups": [RBAC], "resources": ["roles"], "verbs": ["bind"]}]
+            ),
+            "rules[0]: ClusterRole r grants bind (a way to more rights)",
+        ),
+        (
+            WEBHOOK,
+            "webhooks: MutatingWebhookConfiguration m intercepts admission (1 webhook; calls "
+            "https://hooks.example.com/mutate outside the cluster)",
+        ),
+    ],
+)
+def test_privileged_companions_are_a_warning_or_with_the_setting_an_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], doc: dict[str, Any], said: str
+) -> None:
+    path = write(tmp_path / "p.yaml", job_doc(), doc)
+    assert main(["plan", str(path), "--preflight", "off"]) == 0
+    err = capsys.readouterr().err
+    assert f"raygang: warning: {path} (document 2): {said}" in err
+    assert "(raygang:refusePrivilegedCompanions: true refuses it)" in err
+    argv = _stack(tmp_path, "  raygang:refusePrivilegedCompanions: true\n")
+    argv[1] = str(path)
+    assert main(argv) == EXIT_INVALID
+    err = capsys.readouterr().err
+    assert f"{path} (document 2): {said}" in err
+    assert "or set raygang:refusePrivilegedCompanions: false" in err
+
+
+def test_rights_in_the_jobs_namespace_are_no_warning(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    role = _role("Role", [{"apiGroups": [""], "resources": ["pods", "secrets"], "verbs": ["get"]}])
+    binding = {**_binding("RoleBinding", "r"), "roleRef": {"kind": "Role", "name": "r"}}
+    path = write(tmp_path / "a.yaml", job_doc(), role, binding)
+    assert main(["plan", str(path)]) == 0
+    assert "warning" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("api", "kind"),
+    [
+        ("apiregistration.k8s.io/v1", "APIService"),
+        ("cert-manager.io/v1", "ClusterIssuer"),
+        ("certificates.k8s.io/v1", "CertificateSigningRequest"),
+        ("karpenter.sh/v1", "NodePool"),
+    ],
+)
+def test_cluster_scoped_kinds_get_no_namespace(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], api: str, kind: str
+) -> None:
+    doc = {"apiVersion": api, "kind": kind, "metadata": {"name": "x.example.com"}, "spec": {}}
+    path = write(tmp_path / "a.yaml", job_doc(), doc)
+    (found,) = load_files([path]).companions
+    assert found.namespace is None and "namespace" not in found.manifest["metadata"]
+    assert main(["plan", str(path)]) == 0
+    assert f"1. {kind}/x.example.com  (companion from" in capsys.readouterr().out

@@ -25,7 +25,7 @@ from raygang.lifecycle.decide import decide
 from raygang.lifecycle.facts.clock import parse_now
 from raygang.lifecycle.facts.gather import gather_facts
 from raygang.loader import Documents
-from raygang.plan import StackPlan, plan_stack
+from raygang.plan import PRIVILEGE_SETTING, StackPlan, plan_stack, privileged_companions
 from raygang.preflight.result import Check, PreflightResult, parse_node_shapes
 from raygang.preflight.run import NodeShape, StackView, preflight_job, stack_view
 from raygang.settings import StackSettings
@@ -132,7 +132,8 @@ class Gate:
         errors: one message per job that can never be admitted (``raygang:preflight:
             error``): the preview fails, and ``raygang plan`` exits 3.
         warnings: one message per other stuck job, or per never-admitted job under
-            ``warn``: printed, nothing fails.
+            ``warn``, and per companion granting cluster-wide rights or intercepting
+            admission (whatever the mode): printed, nothing fails.
     """
 
     errors: tuple[str, ...] = ()
@@ -142,9 +143,14 @@ class Gate:
 def preflight_gate(plan: StackPlan, mode: str) -> Gate:
     """Judge a finished plan's preflight verdicts under ``error``, ``warn`` or ``off``."""
     errors: list[str] = []
-    warnings: list[str] = []
+    # Not the preflight's: named whatever its mode (raygang:refusePrivilegedCompanions
+    # makes them errors when the stack is planned).
+    warnings = [
+        f"{p.source}: {p.path}: {p.message} ({PRIVILEGE_SETTING}: true refuses it)"
+        for p in privileged_companions(plan.companions)
+    ]
     if mode == "off":
-        return Gate()
+        return Gate((), tuple(warnings))
     for job in plan.jobs:
         result = job.preflight
         if result is None or result.verdict != "stuck":

@@ -16,6 +16,7 @@ from typing import Any
 from raygang.kube.errors import Problem, SpecError
 from raygang.kube.generatename import derived_from_generate_name
 from raygang.kube.objects import ObjectIdentity
+from raygang.kube.privilege import privilege_risks
 from raygang.kube.secretkind import is_core_secret
 from raygang.kuberay import manifests, submitter
 from raygang.kuberay.argsize import MAX_ARG_STRLEN, oversized_arguments
@@ -29,6 +30,7 @@ from raygang.volcano.queue import QueueDecl
 
 __all__ = [
     "CLUSTER_SCOPED_KINDS",
+    "PRIVILEGE_SETTING",
     "Companion",
     "JobPlan",
     "PlannedResource",
@@ -36,32 +38,71 @@ __all__ = [
     "generate_name_prefix",
     "plan_job",
     "plan_stack",
+    "privileged_companions",
 ]
 
 
-# Built-in kinds without a namespace: a companion of one of these keeps none. Any other kind
-# (custom resources included) is taken as namespaced, as almost all of them are.
+# Kinds without a namespace: a companion of one of these keeps none (a namespace added to
+# an APIService or a ClusterIssuer was wrong). Kubernetes' own cluster-scoped kinds, GA and
+# beta as of v1.35 (`kubectl api-resources --namespaced=false`), and those of the CRDs a
+# Ray platform most often carries: Volcano, Kueue, cert-manager, Karpenter, Gatekeeper,
+# Kyverno, Calico, Cilium, CSI snapshots. Any other kind is taken as namespaced, as most
+# custom resources are; give such an object no namespace by listing its kind here.
 CLUSTER_SCOPED_KINDS = frozenset(
     {
         ("", "Namespace"),
         ("", "Node"),
         ("", "PersistentVolume"),
-        ("rbac.authorization.k8s.io", "ClusterRole"),
-        ("rbac.authorization.k8s.io", "ClusterRoleBinding"),
-        ("scheduling.k8s.io", "PriorityClass"),
-        ("storage.k8s.io", "StorageClass"),
-        ("storage.k8s.io", "CSIDriver"),
-        ("storage.k8s.io", "VolumeAttachment"),
-        ("apiextensions.k8s.io", "CustomResourceDefinition"),
+        ("", "ComponentStatus"),
+        ("admissionregistration.k8s.io", "MutatingAdmissionPolicy"),
+        ("admissionregistration.k8s.io", "MutatingAdmissionPolicyBinding"),
         ("admissionregistration.k8s.io", "MutatingWebhookConfiguration"),
-        ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration"),
         ("admissionregistration.k8s.io", "ValidatingAdmissionPolicy"),
         ("admissionregistration.k8s.io", "ValidatingAdmissionPolicyBinding"),
+        ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration"),
+        ("apiextensions.k8s.io", "CustomResourceDefinition"),
+        ("apiregistration.k8s.io", "APIService"),
+        ("authentication.k8s.io", "SelfSubjectReview"),
+        ("authentication.k8s.io", "TokenReview"),
+        ("authorization.k8s.io", "SelfSubjectAccessReview"),
+        ("authorization.k8s.io", "SelfSubjectRulesReview"),
+        ("authorization.k8s.io", "SubjectAccessReview"),
+        ("certificates.k8s.io", "CertificateSigningRequest"),
+        ("certificates.k8s.io", "ClusterTrustBundle"),
+        ("flowcontrol.apiserver.k8s.io", "FlowSchema"),
+        ("flowcontrol.apiserver.k8s.io", "PriorityLevelConfiguration"),
         ("networking.k8s.io", "IngressClass"),
+        ("networking.k8s.io", "IPAddress"),
+        ("networking.k8s.io", "ServiceCIDR"),
         ("node.k8s.io", "RuntimeClass"),
+        ("rbac.authorization.k8s.io", "ClusterRole"),
+        ("rbac.authorization.k8s.io", "ClusterRoleBinding"),
+        ("resource.k8s.io", "DeviceClass"),
+        ("resource.k8s.io", "ResourceSlice"),
+        ("scheduling.k8s.io", "PriorityClass"),
+        ("storage.k8s.io", "CSIDriver"),
+        ("storage.k8s.io", "CSINode"),
+        ("storage.k8s.io", "StorageClass"),
+        ("storage.k8s.io", "VolumeAttachment"),
+        ("storage.k8s.io", "VolumeAttributesClass"),
+        ("snapshot.storage.k8s.io", "VolumeSnapshotClass"),
+        ("snapshot.storage.k8s.io", "VolumeSnapshotContent"),
         ("scheduling.volcano.sh", "Queue"),
+        ("topology.volcano.sh", "HyperNode"),
+        ("kueue.x-k8s.io", "AdmissionCheck"),
         ("kueue.x-k8s.io", "ClusterQueue"),
+        ("kueue.x-k8s.io", "Cohort"),
         ("kueue.x-k8s.io", "ResourceFlavor"),
+        ("kueue.x-k8s.io", "Topology"),
+        ("kueue.x-k8s.io", "WorkloadPriorityClass"),
+        ("cert-manager.io", "ClusterIssuer"),
+        ("karpenter.sh", "NodeClaim"),
+        ("karpenter.sh", "NodePool"),
+        ("karpenter.k8s.aws", "EC2NodeClass"),
+        ("templates.gatekeeper.sh", "ConstraintTemplate"),
+        ("kyverno.io", "ClusterPolicy"),
+        ("crd.projectcalico.org", "GlobalNetworkPolicy"),
+        ("cilium.io", "CiliumClusterwideNetworkPolicy"),
     }
 )
 
@@ -320,9 +361,33 @@ def plan_stack(
         except SpecError as exc:
             problems.extend(exc.problems)
     problems += _companion_clashes(plans, companions)
+    if settings.refuse_privileged_companions:
+        problems += privileged_companions(companions)
     if problems:
         raise SpecError(problems)
     return StackPlan(tuple(plans), tuple(queues), tuple(ignored), tuple(companions))
+
+
+PRIVILEGE_SETTING = "raygang:refusePrivilegedCompanions"
+
+
+def privileged_companions(companions: Sequence[Companion]) -> list[Problem]:
+    """Companions that grant cluster-wide rights or intercept admission
+    (:mod:`raygang.kube.privilege`): warnings, or errors under :data:`PRIVILEGE_SETTING`."""
+    problems = []
+    for companion in companions:
+        where = f"{companion.namespace}/" if companion.namespace else ""
+        for path, what in privilege_risks(companion.manifest):
+            problems.append(
+                Problem(
+                    companion.source,
+                    path,
+                    f"{companion.kind} {where}{companion.name} {what}",
+                    "rights in the jobs' own namespace; create cluster-wide RBAC and admission "
+                    f"webhooks outside the stack, or set {PRIVILEGE_SETTING}: false",
+                )
+            )
+    return problems
 
 
 def _companion_clashes(plans: Sequence[JobPlan], companions: Sequence[Companion]) -> list[Problem]:

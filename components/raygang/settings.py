@@ -58,6 +58,7 @@ KEYS = (
     "failOnJobFailure",
     "now",
     "snapshotMaxMiB",
+    "refusePrivilegedCompanions",
 )
 
 
@@ -84,6 +85,8 @@ class StackSettings(BaseModel):
     now: str | None = None
     # Read the snapshot with bounds sized for this many MiB (kube.kubeyaml.Limits.sized).
     snapshot_max_mib: int | None = Field(default=None, gt=0, le=1 << 20, alias="snapshotMaxMiB")
+    # Companions granting cluster-wide rights or intercepting admission: errors, not warnings.
+    refuse_privileged_companions: bool = Field(default=False, alias="refusePrivilegedCompanions")
 
     @field_validator(
         "completion_timeout_seconds",

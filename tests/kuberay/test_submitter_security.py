@@ -39,7 +39,11 @@ def test_what_the_template_sets_wins_field_by_field() -> None:
         containers=[{"name": "c", "image": "i", "securityContext": context}],
     )
     assert pod["automountServiceAccountToken"] is True
-    assert pod["containers"][0]["securityContext"] == context
+    # Issue 29: what the template adds stays added, and ALL the rest is still dropped.
+    assert pod["containers"][0]["securityContext"] == {
+        **context,
+        "capabilities": {"add": ["NET_BIND_SERVICE"], "drop": ["ALL"]},
+    }
     pod = user_pod(
         containers=[{"name": "c", "image": "i", "securityContext": {"runAsNonRoot": True}}]
     )
@@ -56,6 +60,12 @@ def test_what_the_template_sets_wins_field_by_field() -> None:
 def test_no_escalation_setting_where_kubernetes_would_refuse_it(context: dict[str, Any]) -> None:
     pod = user_pod(containers=[{"name": "c", "image": "i", "securityContext": dict(context)}])
     assert "allowPrivilegeEscalation" not in pod["containers"][0]["securityContext"]
+
+
+def test_an_explicit_drop_is_the_templates_own() -> None:
+    context = {"capabilities": {"add": ["NET_ADMIN"], "drop": ["NET_RAW"]}}
+    pod = user_pod(containers=[{"name": "c", "image": "i", "securityContext": context}])
+    assert pod["containers"][0]["securityContext"]["capabilities"] == context["capabilities"]
 
 
 def test_a_pod_level_seccomp_profile_is_not_overridden() -> None:

@@ -89,7 +89,9 @@ def _job_table(plan: JobPlan, companions: Sequence[Companion] = ()) -> list[str]
         if companion.is_secret:
             keys = secret_keys(companion.manifest)
             note += f"; Secret keys {', '.join(keys) if keys else '(none)'}, values not shown"
-        where = f"{companion.namespace}/" if companion.namespace != plan.namespace else ""
+        # A cluster-scoped companion has no namespace to show (it printed "None/").
+        same = companion.namespace in (None, plan.namespace)
+        where = "" if same else f"{companion.namespace}/"
         lines.append(f"    {index}. {companion.kind}/{where}{companion.name}  ({note})")
     refs = [c.ref for c in companions]
     spaces = [c.ref for c in companions if c.is_namespace]

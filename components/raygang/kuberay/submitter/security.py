@@ -32,7 +32,8 @@ _SYS_ADMIN: Final = frozenset({"SYS_ADMIN", "CAP_SYS_ADMIN"})
 def _harden_container(container: dict[str, Any], pod_seccomp: bool) -> None:
     """Fill in :func:`restricted_security_context` fields the container leaves unset.
 
-    What the user set wins, field by field, and so do the combinations Kubernetes refuses
+    What the user set wins, field by field (``capabilities.add`` without a ``drop`` gets
+    ``drop: [ALL]`` beside it), and so do the combinations Kubernetes refuses
     with ``allowPrivilegeEscalation: false`` (``privileged: true``, ``CAP_SYS_ADMIN``): then
     it is left unset. A pod-level ``seccompProfile`` applies to containers without their own,
     so none is added over it.
@@ -51,6 +52,10 @@ def _harden_container(container: dict[str, Any], pod_seccomp: bool) -> None:
         context["allowPrivilegeEscalation"] = False
     if capabilities is None:
         context["capabilities"] = {"drop": ["ALL"]}
+    elif isinstance(capabilities, Mapping) and capabilities.get("drop") is None:
+        # A template that adds a capability keeps it: the runtime drops ALL first, then adds
+        # (CRI); without the drop it would keep the runtime's whole default set besides.
+        context["capabilities"] = {**capabilities, "drop": ["ALL"]}
     if context.get("seccompProfile") is None and not pod_seccomp:
         context["seccompProfile"] = {"type": "RuntimeDefault"}
 
