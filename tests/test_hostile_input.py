@@ -412,6 +412,24 @@ def test_a_dotenv_file_given_as_a_manifest_or_a_snapshot_is_not_quoted(
         assert "s3cr3t" not in err
 
 
+def test_a_snapshot_env_value_of_the_wrong_type_is_not_quoted(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    container = {"name": "c", "env": [{"name": "DB_PASSWORD", "value": 12345678}]}
+    pod = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "p", "namespace": "default"},
+        "spec": {"containers": [container]},
+    }
+    snapshot = write(tmp_path / "cluster.yaml", pod)
+    good = write(tmp_path / "a.yaml", job_doc())
+    assert main(["plan", str(good), "--cluster", str(snapshot)]) == EXIT_INVALID
+    err = capsys.readouterr().err
+    assert "spec.containers[0].env[0].value: Pod default/p: is a number (value not shown)" in err
+    assert "12345678" not in err
+
+
 # --- item 4: refused at plan time what cannot run -----------------------------------------------
 
 

@@ -20,11 +20,13 @@ from raygang.kube.errors import (
     Problem,
     SpecError,
     describe_document,
+    describe_hidden,
     describe_value,
     field_path,
 )
 from raygang.kube.kubeyaml import Limits, default_limits
 from raygang.kube.quantity import Quantity, QuantityError
+from raygang.kube.secretkeys import secret_field
 from raygang.kube.yamlfile import read_documents
 
 __all__ = [
@@ -324,7 +326,9 @@ def _object_problems(obj: Mapping[str, Any], where: list[str | int], source: str
         if isinstance(want, str):
             reason = _type_problem(value, want)
             if reason is not None:
-                bad(loc, f"is {describe_value(value)}", reason)
+                # An env value, say: its type and length only (kube.secretkeys).
+                shown = (describe_hidden if secret_field(loc) else describe_value)(value)
+                bad(loc, f"is {shown}", reason)
         elif isinstance(want, tuple):
             if not isinstance(value, list):
                 bad(loc, f"is {describe_value(value)}", "a list")
