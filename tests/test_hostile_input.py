@@ -489,7 +489,7 @@ def test_entrypoint_resources_ray_could_not_read_are_refused(
 
 
 def test_runtime_env_integers_past_float64_reach_ray_as_text_as_go_yaml_reads_them() -> None:
-    from raygang.kube.goyaml import runtime_env_json
+    from raygang.kuberay.submitter import runtime_env_json
 
     # go-yaml v2 resolves an integer it cannot hold as a string: Ray never parses 5000 digits.
     assert runtime_env_json("a: " + "1" * 5000) == '{"a":"' + "1" * 5000 + '"}'
