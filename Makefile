@@ -47,8 +47,8 @@ test: $(FULL) $(PACK) tools
 	$(BIN)/python -m pytest $(ARGS)
 	cd tools/pulumi && GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS=-mod=mod go test ./cmd/...
 	$(BIN)/lint-imports --no-cache
-	$(BIN)/ruff check components localcluster policy tests benchmarks __main__.py
-	$(BIN)/ruff format --check components localcluster policy tests benchmarks __main__.py
+	$(BIN)/ruff check components localcluster policy provider tests benchmarks __main__.py
+	$(BIN)/ruff format --check components localcluster policy provider tests benchmarks __main__.py
 	$(BIN)/mypy
 
 ## try: a local control plane (Volcano, KubeRay, fake nodes) and `pulumi up` of the dev stack;

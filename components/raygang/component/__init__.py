@@ -7,8 +7,9 @@ add the ownerReferences whose UIDs only exist after creation, and wire ``depends
 Modules, each importing only those before it: ``resources`` (a planned object as a
 ``CustomResource``, secret inputs, spec errors as ``RunError``), ``companions`` (any object
 of a job's file, with pulumi_kubernetes' class for its kind), ``queue`` (``VolcanoQueue``),
-``args`` (``RayJobGangArgs``), ``planning`` (the plan the args give) and ``rayjobgang``
-(``RayJobGang``).
+``args`` (``RayJobGangArgs``), ``planning`` (the plan the args give), ``rayjobgang``
+(``RayJobGang``) and ``package`` (the same two components with schema-friendly inputs, for
+the component provider in ``provider/`` that programs in other languages use).
 
 Internal: users import the components from ``raygang``; the modules here may change
 without notice.

@@ -1,0 +1,234 @@
+"""raygang as a Pulumi package (raygang.component.package, provider/): the schema a component
+provider infers, and the adapters creating what the Python program creates, under the mocks."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pulumi
+import pytest
+import yaml
+from pulumi.provider.experimental.component import ComponentProvider
+from raygang.component.package import (
+    PACKAGE,
+    RaygangProvider,
+    RayJobGang,
+    VolcanoQueue,
+    _QueueReferences,
+    field_name,
+    whole_numbers,
+)
+
+from tests.pulumi_harness import ROOT, RecordingMonitor, install, run_program, stack_config
+
+pytestmark = pytest.mark.pulumi
+
+K8S = "kubernetes:"
+
+
+def dev_config() -> dict[str, Any]:
+    loaded: dict[str, Any] = yaml.safe_load((ROOT / "stacks" / "Pulumi.dev.yaml").read_text())
+    return loaded["config"]
+
+
+def schema() -> dict[str, Any]:
+    provider = ComponentProvider([RayJobGang, VolcanoQueue], PACKAGE, None, "0.0.0")
+    loaded: dict[str, Any] = json.loads(provider.schema)  # type: ignore[attr-defined]
+    return loaded
+
+
+class TestSchema:
+    def test_tokens_and_required_inputs(self) -> None:
+        resources = schema()["resources"]
+        assert sorted(resources) == ["raygang:index:RayJobGang", "raygang:index:VolcanoQueue"]
+        assert resources["raygang:index:RayJobGang"]["requiredInputs"] == ["manifest"]
+        assert resources["raygang:index:VolcanoQueue"]["requiredInputs"] == ["name"]
+        outputs = resources["raygang:index:RayJobGang"]["properties"]
+        assert sorted(outputs) == sorted(
+            [
+                "podGroupName",
+                "minMember",
+                "minResources",
+                "rayClusterName",
+                "submitterJobName",
+                "submissionId",
+                "dashboardUrl",
+                "gangSummary",
+            ]
+        )
+        assert outputs["minMember"]["type"] == "integer"
+
+    def test_every_property_has_a_one_paragraph_description(self) -> None:
+        for token, resource in schema()["resources"].items():
+            assert resource["description"]
+            for kind in ("inputProperties", "properties"):
+                for name, prop in resource[kind].items():
+                    text = prop.get("description", "")
+                    assert text, f"{token} {kind}.{name} has no description"
+                    # Joined strings, not an indented docstring: Markdown would make the
+                    # indented lines a code block.
+                    assert "\n" not in text, f"{token} {kind}.{name}: {text!r}"
+
+    def test_planning_inputs_are_plain(self) -> None:
+        # Plain in the schema: typed SDKs then refuse an Output where planning needs a value.
+        inputs = schema()["resources"]["raygang:index:RayJobGang"]["inputProperties"]
+        assert all(p.get("plain") for p in inputs.values())
+
+    def test_field_names_are_the_analyzers(self) -> None:
+        assert field_name("cluster_ready_timeout_seconds") == "clusterReadyTimeoutSeconds"
+        assert field_name("now") == "now"
+
+
+def run_adapters(monitor: RecordingMonitor, build: Any) -> None:
+    @pulumi.runtime.test
+    def program() -> Any:
+        build()
+
+    program()
+
+
+def kube_objects(monitor: RecordingMonitor) -> list[tuple[str, str, dict[str, Any]]]:
+    """The Kubernetes resources registered (type, Pulumi name's last part, inputs)."""
+    return [(r.type, r.name, r.inputs) for r in monitor.registrations if r.type.startswith(K8S)]
+
+
+def by_name(objects: list[tuple[str, str, dict[str, Any]]]) -> dict[str, Any]:
+    return {f"{t} {n}": inputs for t, n, inputs in objects}
+
+
+def dev_job_through_the_package() -> None:
+    config = dev_config()
+    queue = config["raygang:queues"][0]
+    q = VolcanoQueue(queue["name"], {"name": queue["name"], "spec": queue["spec"]})
+    RayJobGang(
+        "default/demo-job",
+        {
+            "manifest": config["raygang:jobs"][0],
+            "queue": q,
+            "accounting": config["raygang:accounting"],
+            "node_shapes": config["raygang:nodeShapes"],
+        },
+    )
+
+
+class TestSameObjectsAsThePythonProgram:
+    @pytest.mark.parametrize("preview", [False, True], ids=["up", "preview"])
+    def test_dev_job(self, preview: bool) -> None:
+        program = install(stack_config("dev"), preview)
+        run_program(program)
+        package = install({}, preview)
+        run_adapters(package, dev_job_through_the_package)
+        # The same objects, components and dependencies (registration order is the
+        # asyncio scheduler's, so compared by name).
+        assert by_name(kube_objects(package)) == by_name(kube_objects(program))
+        ours = {(r.type, r.name): r for r in package.registrations}
+        theirs = {(r.type, r.name): r for r in program.registrations}
+        assert sorted(ours) == sorted(theirs)
+        for key, registration in ours.items():
+            assert len(registration.dependencies) == len(theirs[key].dependencies), key
+
+    def test_outputs(self) -> None:
+        package = install({}, False)
+        run_adapters(package, dev_job_through_the_package)
+        gang = package.of_type("raygang:index:RayJobGang")[0]
+        outputs = package.outputs[gang.urn]
+        assert outputs["podGroupName"] == "ray-demo-job-pg"
+        assert outputs["minMember"] == 3
+        assert outputs["minResources"] == {"cpu": "5500m", "memory": "10752Mi"}
+
+
+def refused(build: Any) -> str:
+    install({}, False)
+    with pytest.raises(pulumi.RunError) as caught:
+        run_adapters(None, build)  # type: ignore[arg-type]
+    return str(caught.value)
+
+
+class TestRefused:
+    def test_an_output_where_planning_needs_a_value(self) -> None:
+        manifest = dev_config()["raygang:jobs"][0]
+        message = refused(
+            lambda: RayJobGang("j", {"manifest": pulumi.Output.from_input(manifest)})  # type: ignore[typeddict-item]
+        )
+        assert "RayJobGang j input manifest must be known at preview" in message
+        assert "output of another resource" in message
+
+    def test_an_output_inside_a_setting(self) -> None:
+        manifest = dev_config()["raygang:jobs"][0]
+        message = refused(
+            lambda: RayJobGang(
+                "j",
+                {"manifest": manifest, "node_shapes": [{"name": pulumi.Output.from_input("x")}]},  # type: ignore[dict-item]
+            )
+        )
+        assert "RayJobGang j input nodeShapes must be known at preview" in message
+
+    def test_a_relative_snapshot(self) -> None:
+        manifest = dev_config()["raygang:jobs"][0]
+        message = refused(
+            lambda: RayJobGang("j", {"manifest": manifest, "cluster_snapshot": "snap.yaml"})
+        )
+        assert "clusterSnapshot 'snap.yaml' must be an absolute path" in message
+
+    def test_a_queue_name_the_label_does_not_give(self) -> None:
+        manifest = dev_config()["raygang:jobs"][0]
+        message = refused(lambda: RayJobGang("j", {"manifest": manifest, "queue": "other"}))
+        assert "input queue is 'other'" in message and "'ray-batch'" in message
+
+    def test_a_malformed_manifest_reads_as_the_cli_reads_it(self) -> None:
+        manifest = dev_config()["raygang:jobs"][0]
+        bad = {**manifest, "spec": {**manifest["spec"], "entrypoint": 3}}
+        message = refused(lambda: RayJobGang("j", {"manifest": bad}))
+        assert message.startswith("raygang: invalid input:\n")
+        assert "RayJobGang j input manifest" in message and "spec.entrypoint" in message
+
+    def test_a_bad_setting_names_the_input(self) -> None:
+        manifest = dev_config()["raygang:jobs"][0]
+        message = refused(lambda: RayJobGang("j", {"manifest": manifest, "accounting": "most"}))
+        assert "raygang:accounting" in message and "RayJobGang j inputs" in message
+
+
+class TestQueueReferences:
+    def test_a_reference_resolves_to_the_queue_this_process_made(self) -> None:
+        install({}, False)
+        made: list[VolcanoQueue] = []
+
+        def build() -> None:
+            made.append(VolcanoQueue("rq", {"name": "rq", "spec": {"weight": 1}}))
+            found = _QueueReferences().construct("rq", "raygang:index:VolcanoQueue", "urn:x")
+            assert found is made[0]
+            other = _QueueReferences().construct("nope", "raygang:index:VolcanoQueue", "urn:y")
+            assert not isinstance(other, VolcanoQueue)
+
+        run_adapters(None, build)  # type: ignore[arg-type]
+        assert made
+
+
+class TestFromTheEngine:
+    def test_whole_numbers_come_back_as_integers(self) -> None:
+        sent = {"spec": {"weight": 1.0, "ratio": 2.5, "items": [3.0, "4"]}}
+        assert whole_numbers(sent) == {"spec": {"weight": 1, "ratio": 2.5, "items": [3, "4"]}}
+        assert isinstance(whole_numbers(1.0), int)
+
+    def test_a_queue_spec_sent_as_doubles_is_accepted(self) -> None:
+        install({}, False)
+        made: list[VolcanoQueue] = []
+        run_adapters(
+            None,  # type: ignore[arg-type]
+            lambda: made.append(
+                VolcanoQueue(
+                    "q", {"name": "q", "spec": {"weight": 1.0, "capability": {"cpu": 32.0}}}
+                )
+            ),
+        )
+        assert made[0].decl.name == "q"
+
+    def test_our_errors_reach_the_engine_as_invalid_inputs(self) -> None:
+        provider = RaygangProvider([RayJobGang, VolcanoQueue], PACKAGE, None, "0.0.0")
+        install({}, False)
+        with pytest.raises(pulumi.InputPropertiesError) as caught:
+            provider.construct(
+                "q", "raygang:index:VolcanoQueue", {"name": "q", "spec": {"weight": 0.5}}
+            )
+        assert "VolcanoQueue q input: spec.weight" in caught.value.message
