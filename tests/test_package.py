@@ -224,11 +224,12 @@ class TestFromTheEngine:
         )
         assert made[0].decl.name == "q"
 
-    def test_our_errors_reach_the_engine_as_invalid_inputs(self) -> None:
+    def test_our_errors_reach_the_engine_unwrapped(self) -> None:
         provider = RaygangProvider([RayJobGang, VolcanoQueue], PACKAGE, None, "0.0.0")
         install({}, False)
-        with pytest.raises(pulumi.InputPropertiesError) as caught:
+        with pytest.raises(pulumi.RunError) as caught:
             provider.construct(
                 "q", "raygang:index:VolcanoQueue", {"name": "q", "spec": {"weight": 0.5}}
             )
-        assert "VolcanoQueue q input: spec.weight" in caught.value.message
+        assert "VolcanoQueue q input: spec.weight" in str(caught.value)
+        assert caught.value.__cause__ is None and caught.value.__suppress_context__

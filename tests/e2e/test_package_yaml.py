@@ -20,6 +20,7 @@ import yaml
 from raygang_localcluster import LocalCluster, LocalPulumi, local_pulumi, wait_until
 
 from tests.e2e.conftest import REPO, make_pulumi
+from tests.test_package import schema as package_schema
 
 pytestmark = pytest.mark.e2e
 
@@ -116,6 +117,20 @@ def gone(cluster: LocalCluster) -> bool:
     return done.returncode == 0 and not done.stdout.strip()
 
 
+def without_nested_descriptions(value: Any, nested: bool = False) -> Any:
+    """The schema as the CLI prints it: the provider's, less the descriptions it repeats on
+    a property's ``items`` and ``additionalProperties`` (which the CLI's binding drops)."""
+    if isinstance(value, dict):
+        return {
+            k: without_nested_descriptions(v, nested or k in ("items", "additionalProperties"))
+            for k, v in value.items()
+            if not (nested and k == "description")
+        }
+    if isinstance(value, list):
+        return [without_nested_descriptions(v, nested) for v in value]
+    return value
+
+
 CREATED: dict[str, dict[str, Any]] = {}
 
 
@@ -129,6 +144,9 @@ def test_a_get_schema_describes_every_property(program: LocalPulumi) -> None:
         for kind in ("inputProperties", "properties"):
             for name, prop in resource[kind].items():
                 assert prop.get("description"), f"{token} {kind}.{name}"
+    # The schema the provider inferred, as the engine received it (tests/e2e/test_package_sdks
+    # generates the SDKs from the in-process one).
+    assert resources == without_nested_descriptions(package_schema()["resources"])
 
 
 def test_b_preview_shows_the_gang(program: LocalPulumi) -> None:
@@ -175,6 +193,45 @@ def test_e_destroy_removes_everything(program: LocalPulumi, cluster: LocalCluste
         check=False,
     )  # fmt: skip
     assert not done.stdout.strip()
+
+
+def _with_program(program: LocalPulumi, edit: Any) -> str:
+    """A preview of the program edited by ``edit``, which must fail; the file is restored."""
+    path = program.project / "Pulumi.yaml"
+    original = path.read_text()
+    doc = yaml.safe_load(original)
+    edit(doc["resources"]["demoJob"]["properties"])
+    path.write_text(yaml.safe_dump(doc, sort_keys=False))
+    try:
+        done = program.run("preview", "--stack", STACK, check=False)
+    finally:
+        path.write_text(original)
+    assert done.returncode != 0, done.stdout
+    return done.stdout + done.stderr
+
+
+def test_e2_an_output_where_planning_needs_a_value_is_refused(program: LocalPulumi) -> None:
+    def edit(props: dict[str, Any]) -> None:
+        props["manifest"]["metadata"]["labels"]["volcano.sh/queue-name"] = "${rayBatch.queueName}"
+
+    out = _with_program(program, edit)
+    assert "raygang:index:RayJobGang resource 'demoJob'" in out, out
+    assert "RayJobGang demoJob input manifest must be known at preview" in out, out
+    assert "Traceback" not in out and 'File "' not in out, out
+
+
+def test_e3_a_malformed_manifest_reads_as_the_cli_reads_it(program: LocalPulumi) -> None:
+    def edit(props: dict[str, Any]) -> None:
+        props["manifest"]["spec"]["rayClusterSpec"]["workerGroupSpecs"][0]["minReplicas"] = 3
+
+    out = _with_program(program, edit)
+    assert "raygang:index:RayJobGang resource 'demoJob'" in out, out
+    assert "raygang: invalid input:" in out, out
+    # The words `raygang plan` prints for the same manifest in a file, after its source.
+    assert (
+        "RayJobGang demoJob input manifest: spec.rayClusterSpec.workerGroupSpecs[0].minReplicas: "
+        "minReplicas 3 is greater than maxReplicas 2 (accepted: minReplicas <= maxReplicas)"
+    ) in out, out
 
 
 def test_f_the_python_program_creates_the_same_objects(

@@ -357,13 +357,16 @@ def register_references() -> None:
 
 class RaygangProvider(ComponentProvider):
     """The component provider of ``RayJobGang`` and ``VolcanoQueue``, with raygang's errors
-    reported as the invalid inputs they are.
+    reported in their own words.
 
     ``ComponentProvider.construct`` wraps whatever a constructor raises in a
     ``ComponentInitError``, which the provider server reports with the Python traceback
-    (pulumi/provider/server.py, ``Construct``). A ``RunError`` of ours already says what is
-    wrong with which input, so it goes to the engine as an ``InputPropertiesError``: the
-    engine shows its message against the resource, without the traceback.
+    appended; a ``RunError`` it passes on as it is (pulumi/provider/server.py,
+    ``Construct``). A ``RunError`` of ours already says what is wrong with which input, so it
+    is raised again unwrapped: the engine shows its message against the resource. (An
+    ``InputPropertiesError`` would carry the same message, but the Python SDK 3.272.0 fails
+    building its status: "'Status' object has no attribute 'trailing_metadata'", seen on the
+    real engine.)
     """
 
     def construct(
@@ -377,7 +380,7 @@ class RaygangProvider(ComponentProvider):
             return super().construct(name, resource_type, inputs, options)
         except ComponentInitError as exc:
             if isinstance(exc.inner, pulumi.RunError):
-                raise pulumi.InputPropertiesError(str(exc.inner)) from None
+                raise exc.inner from None
             raise
 
 
