@@ -233,3 +233,44 @@ class TestFromTheEngine:
             )
         assert "VolcanoQueue q input: spec.weight" in str(caught.value)
         assert caught.value.__cause__ is None and caught.value.__suppress_context__
+
+
+class TestFacts:
+    def test_a_snapshot_file_decides_as_for_the_python_component(self) -> None:
+        # The lifecycle fixture's job has succeeded: both paths declare what KubeRay keeps.
+        from datetime import datetime
+
+        from raygang import RayJobGang as PythonGang
+        from raygang import RayJobGangArgs, load_files, load_snapshot
+
+        fixtures = ROOT / "tests" / "fixtures" / "lifecycle"
+        now = "2030-01-01T00:00:00Z"
+        item = load_files([fixtures / "rayjob.yaml"]).jobs[0]
+        outputs = []
+        for build in (
+            lambda: PythonGang(
+                "p",
+                RayJobGangArgs(
+                    manifest=item.raw,
+                    snapshot=load_snapshot(fixtures / "succeeded.yaml"),
+                    now=datetime.fromisoformat(now),
+                ),
+            ),
+            lambda: RayJobGang(
+                "p",
+                {
+                    "manifest": item.raw,
+                    "cluster_snapshot": str(fixtures / "succeeded.yaml"),
+                    "now": now,
+                },
+            ),
+        ):
+            monitor = install({}, False)
+            run_adapters(monitor, build)
+            gang = monitor.of_type("raygang:index:RayJobGang")[0]
+            outputs.append((monitor.outputs[gang.urn], by_name(kube_objects(monitor))))
+        assert outputs[0] == outputs[1]
+        # And the snapshot was read: without it the job is planned as new, differently.
+        monitor = install({}, False)
+        run_adapters(monitor, lambda: RayJobGang("p", {"manifest": item.raw}))
+        assert by_name(kube_objects(monitor)) != outputs[1][1]
