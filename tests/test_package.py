@@ -183,6 +183,14 @@ class TestRefused:
         assert message.startswith("raygang: invalid input:\n")
         assert "RayJobGang j input manifest" in message and "spec.entrypoint" in message
 
+    def test_a_manifest_that_is_not_one_rayjob(self) -> None:
+        manifest = dev_config()["raygang:jobs"][0]
+        listed = {"apiVersion": "v1", "kind": "List", "items": [manifest, manifest]}
+        config_map = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}}
+        for given in (listed, config_map):
+            message = refused(lambda given=given: RayJobGang("j", {"manifest": given}))
+            assert "RayJobGang j input manifest" in message, message
+
     def test_a_bad_setting_names_the_input(self) -> None:
         manifest = dev_config()["raygang:jobs"][0]
         message = refused(lambda: RayJobGang("j", {"manifest": manifest, "accounting": "most"}))

@@ -291,9 +291,11 @@ class RayJobGang(_RayJobGang):
             )
         for warning in gate.warnings:
             pulumi.log.warn(f"raygang: {warning}")
-        # The companions as the stack program creates them, beside the gang rather than in
-        # it, so their names and objects are the same; they follow the gang's providers.
-        made = create_companions(stack.companions, _beside(opts))
+        if len(stack.jobs) != 1:
+            raise pulumi.RunError(
+                f"raygang: {component} input manifest must be one RayJob (apiVersion ray.io/v1, "
+                f"kind RayJob); it declares {len(stack.jobs)}"
+            )
         job = stack.jobs[0]
         if isinstance(given, str) and given != job.queue:
             raise pulumi.RunError(
@@ -301,6 +303,9 @@ class RayJobGang(_RayJobGang):
                 f"volcano.sh/queue-name label names {job.queue!r}: the PodGroup goes to the "
                 "label's queue"
             )
+        # The companions as the stack program creates them, beside the gang rather than in
+        # it, so their names and objects are the same; they follow the gang's providers.
+        made = create_companions(stack.companions, _beside(opts))
         super().__init__(
             name,
             _ComponentArgs(
