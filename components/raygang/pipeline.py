@@ -96,12 +96,18 @@ def finish_job(
     """
     facts = gather_facts(snapshot, plan.namespace, plan.name) if snapshot is not None else None
     try:
-        decided = decide(plan, facts, now)
+        lifecycle = decide(plan, facts, now)
     except ValueError as exc:
         if isinstance(exc, SpecError):
             raise
         raise SpecError([Problem(plan.item.source, "spec", str(exc))]) from None
-    phase = decided.lifecycle.phase if decided.lifecycle is not None else "new"
+    decided = dataclasses.replace(
+        plan,
+        resources=lifecycle.resources,
+        submission_id=lifecycle.submission_id,
+        lifecycle=lifecycle,
+    )
+    phase = lifecycle.phase
     if phase in _NOT_SCHEDULING:
         # The gang has run or is parked: admission no longer matters, and judging a
         # zeroed PodGroup would only produce noise.

@@ -69,28 +69,23 @@ def facts(snap: ClusterSnapshot) -> JobFacts:
     return gather_facts(snap, NS, NAME)
 
 
-def lc(plan: JobPlan) -> Lifecycle:
-    assert isinstance(plan.lifecycle, Lifecycle)
-    return plan.lifecycle
+def roles(decided: Lifecycle) -> list[str]:
+    return [r.role for r in decided.resources]
 
 
-def roles(plan: JobPlan) -> list[str]:
-    return [r.role for r in plan.resources]
-
-
-def res(plan: JobPlan, role: str) -> Mapping[str, Any]:
-    found = plan.resource(role)
+def res(decided: Lifecycle, role: str) -> Mapping[str, Any]:
+    found = decided.resource(role)
     assert found is not None, f"{role} is not declared"
     return found.manifest
 
 
-def rec(plan: JobPlan) -> Mapping[str, str]:
+def rec(decided: Lifecycle) -> Mapping[str, str]:
     """The job record's annotations: where it keeps everything (data changes replace it)."""
-    return res(plan, "record")["metadata"]["annotations"]
+    return res(decided, "record")["metadata"]["annotations"]
 
 
-def pg_gang(plan: JobPlan) -> tuple[int, dict[str, str]]:
-    spec = res(plan, "podgroup")["spec"]
+def pg_gang(decided: Lifecycle) -> tuple[int, dict[str, str]]:
+    spec = res(decided, "podgroup")["spec"]
     return spec["minMember"], dict(spec["minResources"])
 
 
@@ -111,10 +106,9 @@ def sid_of(obj: Mapping[str, Any]) -> str | None:
     return None
 
 
-def converge(before: ClusterSnapshot, decided: JobPlan) -> ClusterSnapshot:
+def converge(before: ClusterSnapshot, decided: Lifecycle) -> ClusterSnapshot:
     """Apply a decision the way `pulumi up` would, keeping what the cluster adds (status)."""
     objects = dict(before.objects)
-    life = lc(decided)
     keys = {
         ("ConfigMap", NS, NAME),
         ("PodGroup", NS, PG),
@@ -136,7 +130,7 @@ def converge(before: ClusterSnapshot, decided: JobPlan) -> ClusterSnapshot:
     for key, resource in declared.items():
         live = objects.get(key)
         manifest = copy.deepcopy(dict(resource.manifest))
-        ignored = life.ignore_changes.get(resource.role, ())
+        ignored = decided.ignore_changes.get(resource.role, ())
         replaced = live is not None and (
             any(_path(live, p) != _path(manifest, p) for p in resource.replace_on_changes)
             # batch/v1 Job templates are immutable: the provider replaces the Job.
@@ -167,15 +161,15 @@ def with_job_status(snap: ClusterSnapshot, donor: str) -> ClusterSnapshot:
     return snapshot_from_objects(objects)
 
 
-def assert_idempotent(plan: JobPlan, before: ClusterSnapshot, now: datetime) -> JobPlan:
+def assert_idempotent(plan: JobPlan, before: ClusterSnapshot, now: datetime) -> Lifecycle:
     """Decide, converge, decide again: same objects, nothing left to change."""
     first = decide(plan, facts(before), now)
     after = converge(before, first)
     again = decide(plan, facts(after), now)
     assert again.resources == first.resources
     assert again.submission_id == first.submission_id
-    assert lc(again).changes == (), lc(again).changes
-    assert set(lc(again).actions) <= set(lc(first).actions)
+    assert again.changes == (), again.changes
+    assert set(again.actions) <= set(first.actions)
     # A third run from the same state changes nothing either.
     assert decide(plan, facts(converge(after, again)), now).resources == first.resources
     return again

@@ -11,7 +11,6 @@ from tests.lifecycle.conftest import (
     NAME,
     assert_idempotent,
     facts,
-    lc,
     plan_of,
     rayjob,
     res,
@@ -23,14 +22,13 @@ def test_running_job_changes_nothing() -> None:
     plan = plan_of(rayjob())
     before = snapshot("running.yaml")
     decided = decide(plan, facts(before), DONE)
-    life = lc(decided)
-    assert life.phase == "running"
-    assert life.actions == ()
-    assert life.attempt == 1 and life.submission_id == BASE_SID
+    assert decided.phase == "running"
+    assert decided.actions == ()
+    assert decided.attempt == 1 and decided.submission_id == BASE_SID
     for role in ("raycluster", "submitter"):
         assert decided.resource(role) == plan.resource(role)  # exactly as planned
     assert res(decided, "podgroup") == res(plan, "podgroup")
-    assert "Job rayjob-sample: active 1" in life.reasons[0]
+    assert "Job rayjob-sample: active 1" in decided.reasons[0]
     assert_idempotent(plan, before, DONE)
 
 
@@ -39,6 +37,6 @@ def test_cluster_up_without_submitter_yet_creates_the_job() -> None:
     objects = [o for o in snapshot("running.yaml").objects.values() if o["kind"] != "Job"]
     before = snapshot_from_objects(objects)
     decided = decide(plan, facts(before), DONE)
-    assert lc(decided).phase == "running"
-    assert lc(decided).changes == (f"create Job/{NAME} (submits {BASE_SID})",)
+    assert decided.phase == "running"
+    assert decided.changes == (f"create Job/{NAME} (submits {BASE_SID})",)
     assert_idempotent(plan, before, DONE)

@@ -25,7 +25,6 @@ from tests.lifecycle.conftest import (
     assert_idempotent,
     converge,
     facts,
-    lc,
     pg_gang,
     plan_of,
     rayjob,
@@ -41,13 +40,12 @@ def test_delete_workers_suspends_every_group_and_shrinks_to_the_head() -> None:
     plan = plan_of(rules_job(("DeleteWorkers", "SUCCEEDED", 0)))
     before = snapshot("succeeded.yaml")
     decided = decide(plan, facts(before), BEFORE_TTL)
-    life = lc(decided)
-    assert life.phase == "finished" and life.cleanup == "DeleteWorkers"
+    assert decided.phase == "finished" and decided.cleanup == "DeleteWorkers"
     groups = res(decided, "raycluster")["spec"]["workerGroupSpecs"]
     assert [g["suspend"] for g in groups] == [True]
     assert pg_gang(decided) == (1, HEAD_ONLY)  # vector S6
     assert any(
-        a.startswith(f"suspend every worker group of RayCluster/{NAME}") for a in life.actions
+        a.startswith(f"suspend every worker group of RayCluster/{NAME}") for a in decided.actions
     )
     assert "submitter" in roles(decided)
     assert_idempotent(plan, before, BEFORE_TTL)
@@ -106,18 +104,17 @@ def test_delete_cluster_waits_for_its_ttl() -> None:
     before = snapshot("succeeded.yaml")
     early = decide(plan, facts(before), DONE + timedelta(seconds=30))
     assert "raycluster" in roles(early)
-    assert lc(early).next_change_at == DONE + timedelta(seconds=60)
-    assert lc(early).actions[-1].endswith("on the first `pulumi up` after 2026-11-29T10:06:00Z")
+    assert early.next_change_at == DONE + timedelta(seconds=60)
+    assert early.actions[-1].endswith("on the first `pulumi up` after 2026-11-29T10:06:00Z")
     decided = decide(plan, facts(before), BEFORE_TTL)
-    life = lc(decided)
-    assert life.cleanup == "DeleteCluster"
+    assert decided.cleanup == "DeleteCluster"
     assert roles(decided) == ["record", "podgroup", "submitter"]
     assert pg_gang(decided) == (0, {})
     assert any(
         a.startswith(
             f"delete RayCluster/{NAME} (spec.deletionStrategy.deletionRules[0]: DeleteCluster"
         )
-        for a in life.actions
+        for a in decided.actions
     )
     assert_idempotent(plan, before, BEFORE_TTL)
 
@@ -126,27 +123,26 @@ def test_delete_self_keeps_only_a_tombstone_record() -> None:
     plan = plan_of(rules_job(("DeleteSelf", "SUCCEEDED", 0)))
     before = snapshot("succeeded.yaml")
     decided = decide(plan, facts(before), BEFORE_TTL)
-    life = lc(decided)
-    assert life.cleanup == "DeleteSelf"
+    assert decided.cleanup == "DeleteSelf"
     assert roles(decided) == ["record"]
-    assert set(life.removed) == {f"PodGroup/{PG}", f"RayCluster/{NAME}", f"Job/{NAME}"}
+    assert set(decided.removed) == {f"PodGroup/{PG}", f"RayCluster/{NAME}", f"Job/{NAME}"}
     assert decided.resource("podgroup") is None
     assert {
-        a.split(" ")[0] + " " + a.split(" ")[1] for a in life.changes if a.startswith("delete")
+        a.split(" ")[0] + " " + a.split(" ")[1] for a in decided.changes if a.startswith("delete")
     } == {
         f"delete PodGroup/{PG}",
         f"delete RayCluster/{NAME}",
         f"delete Job/{NAME}",
     }
     again = assert_idempotent(plan, before, BEFORE_TTL)
-    assert lc(again).phase == "finished"  # the record remembers: the job does not run again
+    assert again.phase == "finished"  # the record remembers: the job does not run again
 
 
 def test_delete_none_keeps_everything() -> None:
     plan = plan_of(rules_job(("DeleteNone", "SUCCEEDED", 0)))
     before = snapshot("succeeded.yaml")
     decided = decide(plan, facts(before), AFTER_TTL)
-    assert lc(decided).cleanup == "DeleteNone"
+    assert decided.cleanup == "DeleteNone"
     assert roles(decided) == ["record", "podgroup", "raycluster", "submitter"]
     assert pg_gang(decided) == (3, NO_SUBMITTER)
     assert_idempotent(plan, before, AFTER_TTL)
@@ -173,9 +169,9 @@ def test_staged_rules_apply_the_most_impactful_overdue_one() -> None:
     for seconds, policy, declared, later in expected:
         now = DONE + timedelta(seconds=seconds)
         decided = decide(plan, facts(before), now)
-        assert lc(decided).cleanup == policy, seconds
+        assert decided.cleanup == policy, seconds
         assert roles(decided) == declared, seconds
-        assert sum(a.startswith("later:") for a in lc(decided).actions) == later, seconds
+        assert sum(a.startswith("later:") for a in decided.actions) == later, seconds
         assert_idempotent(plan, before, now)
     # From the DeleteWorkers state, the cluster rule removes what is left of the cluster.
     workers = converge(before, decide(plan, facts(before), DONE + timedelta(seconds=40)))
@@ -187,9 +183,9 @@ def test_rules_match_the_result() -> None:
     plan = plan_of(rules_job(("DeleteCluster", "FAILED", 0)))
     succeeded = decide(plan, facts(snapshot("succeeded.yaml")), AFTER_TTL)
     assert "raycluster" in roles(succeeded)
-    assert any("no deletion rule matches a succeeded job" in r for r in lc(succeeded).reasons)
+    assert any("no deletion rule matches a succeeded job" in r for r in succeeded.reasons)
     failed = decide(plan, facts(snapshot("failed.yaml")), AFTER_TTL)
-    assert lc(failed).phase == "failed" and "raycluster" not in roles(failed)
+    assert failed.phase == "failed" and "raycluster" not in roles(failed)
     deployment = rayjob(
         shutdownAfterJobFinishes=None,
         ttlSecondsAfterFinished=None,
@@ -209,16 +205,14 @@ def test_legacy_policies_win_over_shutdown() -> None:
     before = snapshot("succeeded.yaml")
     early = decide(plan, facts(before), BEFORE_TTL)
     assert pg_gang(early) == (3, NO_SUBMITTER)
-    assert (
-        lc(early).actions[-1].startswith(f"later: suspend every worker group of RayCluster/{NAME}")
-    )
+    assert early.actions[-1].startswith(f"later: suspend every worker group of RayCluster/{NAME}")
     late = decide(plan, facts(before), AFTER_TTL)
-    assert lc(late).cleanup == "DeleteWorkers"
+    assert late.cleanup == "DeleteWorkers"
     assert "raycluster" in roles(late)  # not deleted: the strategy replaces shutdown
     assert pg_gang(late) == (1, HEAD_ONLY)
     assert_idempotent(plan, before, AFTER_TTL)
     failed = decide(plan, facts(snapshot("failed.yaml")), AFTER_TTL)
-    assert lc(failed).cleanup == "DeleteCluster" and "raycluster" not in roles(failed)
+    assert failed.cleanup == "DeleteCluster" and "raycluster" not in roles(failed)
 
 
 @pytest.mark.parametrize(

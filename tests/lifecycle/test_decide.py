@@ -20,7 +20,6 @@ from tests.lifecycle.conftest import (
     BEFORE_TTL,
     DONE,
     facts,
-    lc,
     plan_of,
     rayjob,
     rec,
@@ -33,8 +32,8 @@ from tests.lifecycle.conftest import (
 def test_without_facts_the_job_is_planned_as_new() -> None:
     plan = plan_of(rayjob())
     decided = decide(plan, None, DONE)
-    assert lc(decided).phase == "new"
-    assert lc(decided).actions == ()
+    assert decided.phase == "new"
+    assert decided.actions == ()
     assert roles(decided) == ["record", "podgroup", "raycluster", "submitter"]
     for role in ("raycluster", "submitter"):
         assert decided.resource(role) == plan.resource(role)

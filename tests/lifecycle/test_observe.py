@@ -14,7 +14,6 @@ from tests.lifecycle.conftest import (
     FULL,
     assert_idempotent,
     facts,
-    lc,
     pg_gang,
     plan_of,
     rayjob,
@@ -27,9 +26,9 @@ def test_finished_job_is_not_started_again_when_its_submitter_is_gone() -> None:
     plan = plan_of(rayjob())
     objects = [o for o in snapshot("cleaned-up.yaml").objects.values() if o["kind"] != "Job"]
     decided = decide(plan, facts(snapshot_from_objects(objects)), AFTER_TTL)
-    assert lc(decided).phase == "finished"
+    assert decided.phase == "finished"
     assert roles(decided) == ["record", "podgroup"]
-    assert lc(decided).changes == ()
+    assert decided.changes == ()
 
 
 def test_sidecar_mode_finishes_from_the_head_pod() -> None:
@@ -38,12 +37,11 @@ def test_sidecar_mode_finishes_from_the_head_pod() -> None:
     assert plan.submission_id == BASE_SID  # the mode does not change the ID
     before = snapshot("sidecar-succeeded.yaml")
     decided = decide(plan, facts(before), BEFORE_TTL)
-    life = lc(decided)
-    assert life.phase == "finished" and life.finished_at == DONE
-    assert "head pod rayjob-sample-head-7xk2p exited with code 0" in " ".join(life.reasons)
+    assert decided.phase == "finished" and decided.finished_at == DONE
+    assert "head pod rayjob-sample-head-7xk2p exited with code 0" in " ".join(decided.reasons)
     # Vector S5: the sidecar is part of the live head spec, so the gang is unchanged.
     assert pg_gang(decided) == (3, FULL)
-    assert not any(a.startswith("set PodGroup") for a in life.actions)
+    assert not any(a.startswith("set PodGroup") for a in decided.actions)
     assert_idempotent(plan, before, BEFORE_TTL)
     after = decide(plan, facts(before), AFTER_TTL)
     assert roles(after) == ["record", "podgroup"]
@@ -54,5 +52,5 @@ def test_sidecar_mode_without_pods_in_the_snapshot_says_so() -> None:
     plan = plan_of(rayjob(submissionMode="SidecarMode"))
     objects = [o for o in snapshot("sidecar-succeeded.yaml").objects.values() if o["kind"] != "Pod"]
     decided = decide(plan, facts(snapshot_from_objects(objects)), BEFORE_TTL)
-    assert lc(decided).phase == "running"
-    assert any("holds no Pods" in r for r in lc(decided).reasons)
+    assert decided.phase == "running"
+    assert any("holds no Pods" in r for r in decided.reasons)

@@ -12,7 +12,6 @@ from tests.lifecycle.conftest import (
     PG,
     assert_idempotent,
     facts,
-    lc,
     plan_of,
     rayjob,
     snapshot,
@@ -52,9 +51,9 @@ def test_queue_change_of_a_finished_job_replaces_the_podgroup() -> None:
     )
     assert (
         f"replace PodGroup/{PG}: spec.queue 'kuberay-test-queue' -> 'other-queue' "
-        "(Volcano reads it only at creation)" in lc(decided).changes
+        "(Volcano reads it only at creation)" in decided.changes
     )
-    assert lc(decided).ignore_changes == {"submitter": ("spec",)}  # the Job is not re-run
+    assert decided.ignore_changes == {"submitter": ("spec",)}  # the Job is not re-run
     assert_idempotent(plan, before, BEFORE_TTL)
 
 
@@ -62,5 +61,5 @@ def test_queue_change_of_a_suspended_job_replaces_the_podgroup() -> None:
     plan = plan_of(rayjob(suspend=True, labels={"volcano.sh/queue-name": "other-queue"}))
     before = snapshot("suspended.yaml")
     decided = decide(plan, facts(before), DONE)
-    assert any(a.startswith(f"replace PodGroup/{PG}: spec.queue") for a in lc(decided).changes)
+    assert any(a.startswith(f"replace PodGroup/{PG}: spec.queue") for a in decided.changes)
     assert_idempotent(plan, before, DONE)

@@ -20,7 +20,6 @@ from tests.lifecycle.conftest import (
     assert_idempotent,
     converge,
     facts,
-    lc,
     pg_gang,
     plan_of,
     rayjob,
@@ -35,9 +34,9 @@ from tests.lifecycle.conftest import (
 def test_suspend_is_ignored_once_finished() -> None:
     plan = plan_of(rayjob(suspend=True))
     decided = decide(plan, facts(snapshot("succeeded.yaml")), BEFORE_TTL)
-    assert lc(decided).phase == "finished"
+    assert decided.phase == "finished"
     assert "raycluster" in roles(decided)
-    assert any("spec.suspend is ignored" in r for r in lc(decided).reasons)
+    assert any("spec.suspend is ignored" in r for r in decided.reasons)
 
 
 def test_interrupted_retry_carries_on() -> None:
@@ -52,15 +51,15 @@ def test_interrupted_retry_carries_on() -> None:
         "raygang.dev/submission-id": f"{BASE_SID}-a2",
     }
     decided = decide(plan, facts(snapshot_from_objects(objects)), BEFORE_TTL)
-    assert lc(decided).phase == "retrying"
+    assert decided.phase == "retrying"
     assert decided.resources == retry.resources
-    assert any("belong to an earlier one" in r for r in lc(decided).reasons)
+    assert any("belong to an earlier one" in r for r in decided.reasons)
 
 
 def test_failed_without_backoff_limit_is_failed() -> None:
     plan = plan_of(rayjob())
     decided = decide(plan, facts(snapshot("failed.yaml")), AFTER_TTL)
-    assert lc(decided).phase == "failed"
+    assert decided.phase == "failed"
     assert roles(decided) == ["record", "podgroup", "submitter"]
 
 
@@ -72,7 +71,7 @@ def test_a_user_set_job_id_is_kept_on_retry() -> None:
         (FIXTURES / "failed.yaml").read_text().replace("__SUBMISSION_ID__", "nightly-train")
     )
     decided = decide(plan, facts(snapshot_from_objects([objects])), BEFORE_TTL)
-    assert lc(decided).phase == "retrying"
+    assert decided.phase == "retrying"
     assert decided.submission_id == "nightly-train"
     assert res(decided, "submitter")["metadata"]["annotations"]["raygang.dev/attempt"] == "2"
     assert attempt_submission_id("nightly-train", 3, user_set=True) == "nightly-train"
@@ -84,17 +83,16 @@ def test_spec_change_after_the_finish_starts_a_new_run_on_fresh_objects() -> Non
     plan = plan_of(rayjob(entrypoint="python /home/ray/samples/sample_code.py --epochs 2"))
     before = snapshot("succeeded.yaml")
     decided = decide(plan, facts(before), BEFORE_TTL)
-    life = lc(decided)
-    assert life.phase == "new"
+    assert decided.phase == "new"
     assert decided.submission_id == plan.submission_id != BASE_SID
     assert res(decided, "raycluster")["metadata"]["annotations"]["raygang.dev/attempt"] == "2"
     data = rec(decided)
     assert (data["raygang.dev/attempt"], data["raygang.dev/first-attempt"]) == ("2", "2")
     assert "raygang.dev/finished-at" not in data
-    assert f"replace RayCluster/{NAME} for attempt 2 (fresh pods)" in life.changes
+    assert f"replace RayCluster/{NAME} for attempt 2 (fresh pods)" in decided.changes
     assert pg_gang(decided) == (3, FULL)
     again = assert_idempotent(plan, before, BEFORE_TTL)
-    assert lc(again).phase == "running"
+    assert again.phase == "running"
     assert again.submission_id == plan.submission_id
     # The new run has its own retry budget: its first failure is its attempt 1 of 2.
     retrying = plan_of(
@@ -102,6 +100,6 @@ def test_spec_change_after_the_finish_starts_a_new_run_on_fresh_objects() -> Non
     )
     state = with_job_status(converge(before, decided), "failed.yaml")
     retry = decide(retrying, facts(state), BEFORE_TTL)
-    assert lc(retry).phase == "retrying" and lc(retry).attempt == 3
+    assert retry.phase == "retrying" and retry.attempt == 3
     assert retry.submission_id == f"{plan.submission_id}-a2"
     assert rec(retry)["raygang.dev/first-attempt"] == "2"

@@ -19,7 +19,6 @@ finish time and result), where KubeRay keeps the RayJob's status.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 
@@ -59,7 +58,7 @@ _BY_PHASE: Mapping[Phase, Callable[[Run], Declaration]] = {
 }
 
 
-def decide(plan: JobPlan, facts: JobFacts | None, now: datetime) -> JobPlan:
+def decide(plan: JobPlan, facts: JobFacts | None, now: datetime) -> Lifecycle:
     """Declare the objects that should exist now, given what the cluster reports.
 
     Args:
@@ -71,9 +70,9 @@ def decide(plan: JobPlan, facts: JobFacts | None, now: datetime) -> JobPlan:
             reviews.
 
     Returns:
-        A new plan whose ``resources`` are the objects to declare (in creation order,
-        dependencies pointing only at declared objects), whose ``submission_id`` is the
-        current attempt's, and whose ``lifecycle`` is a :class:`Lifecycle`.
+        The decision: the phase, the action lines, the current attempt's ``submission_id``
+        and, as ``resources``, the objects to declare (in creation order, dependencies
+        pointing only at declared objects). ``plan`` is left as planned.
 
     Raises:
         ValueError: the job uses ``clusterSelector``, ``now`` is naive, or the facts are
@@ -111,16 +110,14 @@ def decide(plan: JobPlan, facts: JobFacts | None, now: datetime) -> JobPlan:
             # on it): its New case goes straight to Suspended. The suspended phase's objects,
             # then, whatever the facts: the record and the PodGroup, zeroed.
             return _suspended_without_facts(plan, as_new, base, strategy, now)
-        return _finish(
-            plan,
-            as_new,
-            base,
-            Lifecycle(
-                phase="new",
-                reasons=("no cluster facts were gathered: planned as a new job",),
-                attempt=1,
-                submission_id=base,
-            ),
+        kept, removed = _declared(plan, as_new)
+        return Lifecycle(
+            phase="new",
+            reasons=("no cluster facts were gathered: planned as a new job",),
+            attempt=1,
+            submission_id=base,
+            removed=removed,
+            resources=kept,
         )
 
     seen = observe(plan, facts, now)
@@ -154,7 +151,8 @@ def decide(plan: JobPlan, facts: JobFacts | None, now: datetime) -> JobPlan:
             declared["podgroup"], replace_on_changes=PODGROUP_REPLACE_PATHS
         )
     actions = diff(plan, facts, declared, declaration.why, record, attempt)
-    lifecycle = Lifecycle(
+    kept, removed = _declared(plan, declared)
+    return Lifecycle(
         phase=phase,
         actions=(*actions, *declaration.later),
         reasons=(*reasons, *declaration.reasons),
@@ -165,8 +163,9 @@ def decide(plan: JobPlan, facts: JobFacts | None, now: datetime) -> JobPlan:
         cleanup=declaration.cleanup,
         next_change_at=_earliest(declaration.next_change_at, seen.deadline_at),
         ignore_changes=dict(declaration.ignore_changes),
+        removed=removed,
+        resources=kept,
     )
-    return _finish(plan, declared, sid, lifecycle)
 
 
 def _earliest(*times: datetime | None) -> datetime | None:
@@ -179,7 +178,7 @@ def _suspended_without_facts(
     base: str,
     strategy: DeletionStrategy | None,
     now: datetime,
-) -> JobPlan:
+) -> Lifecycle:
     """A job applied with ``spec.suspend: true`` and no facts: nothing of it runs yet."""
     # The suspended phase's own rule decides what is declared, on facts of nothing.
     facts = JobFacts(plan.namespace, plan.name, source="none")
@@ -189,32 +188,29 @@ def _suspended_without_facts(
     declared["podgroup"] = with_fields(
         declaration.declared["podgroup"], replace_on_changes=PODGROUP_REPLACE_PATHS
     )
-    return _finish(
-        plan,
-        declared,
-        base,
-        Lifecycle(
-            phase="suspended",
-            reasons=(
-                "no cluster facts were gathered: planned as a new job",
-                "spec.suspend: true: nothing is started until it is set back to false",
-            ),
-            attempt=1,
-            submission_id=base,
+    kept, removed = _declared(plan, declared)
+    return Lifecycle(
+        phase="suspended",
+        reasons=(
+            "no cluster facts were gathered: planned as a new job",
+            "spec.suspend: true: nothing is started until it is set back to false",
         ),
+        attempt=1,
+        submission_id=base,
+        removed=removed,
+        resources=kept,
     )
 
 
-def _finish(
-    plan: JobPlan, declared: Mapping[str, PlannedResource], sid: str, lifecycle: Lifecycle
-) -> JobPlan:
-    kept = [declared[r.role] for r in plan.resources if r.role in declared]
-    kept = _resolve_deps(plan.resources, kept)
+def _declared(
+    plan: JobPlan, declared: Mapping[str, PlannedResource]
+) -> tuple[tuple[PlannedResource, ...], tuple[str, ...]]:
+    """The declared objects in the plan's creation order, and the planned ones left out."""
+    kept = _resolve_deps(
+        plan.resources, [declared[r.role] for r in plan.resources if r.role in declared]
+    )
     refs = {r.ref for r in kept}
-    removed = tuple(r.ref for r in plan.resources if r.ref not in refs)
-    # What the PodGroup holds now is read from its manifest (JobPlan.declared_min_member).
-    lifecycle = dataclasses.replace(lifecycle, removed=removed)
-    return dataclasses.replace(plan, resources=tuple(kept), submission_id=sid, lifecycle=lifecycle)
+    return tuple(kept), tuple(r.ref for r in plan.resources if r.ref not in refs)
 
 
 def _resolve_dep(

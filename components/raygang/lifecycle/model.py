@@ -41,6 +41,10 @@ LATER = "later: "
 class Lifecycle:
     """What the cluster reports about a job and what this ``pulumi up`` does about it.
 
+    The decision of one run, made once by :func:`~raygang.lifecycle.decide.decide` from the
+    job's plan and its facts: the plan itself stays as planned (the objects a new job
+    needs), and ``resources`` are the objects this run declares.
+
     Attributes:
         phase: one of :data:`PHASES`.
         actions: what this run changes, one line each, followed by ``later: ...`` lines
@@ -55,6 +59,8 @@ class Lifecycle:
         removed: ``Kind/name`` of the planned objects this run does not declare.
         ignore_changes: Pulumi ``ignoreChanges`` paths per role: a finished submitter
             Job's spec must never be replaced, or it would run again.
+        resources: the objects this run declares, in creation order, edited for the
+            attempt and the phase; their dependencies point only at declared objects.
     """
 
     phase: str
@@ -68,6 +74,11 @@ class Lifecycle:
     next_change_at: datetime | None = None
     removed: tuple[str, ...] = ()
     ignore_changes: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    resources: tuple[PlannedResource, ...] = ()
+
+    def resource(self, role: str) -> PlannedResource | None:
+        """The declared object with that role, if this run declares one."""
+        return next((r for r in self.resources if r.role == role), None)
 
     @property
     def changes(self) -> tuple[str, ...]:

@@ -20,7 +20,6 @@ from tests.lifecycle.conftest import (
     PG,
     assert_idempotent,
     facts,
-    lc,
     pg_gang,
     plan_of,
     rayjob,
@@ -36,9 +35,8 @@ def test_finished_before_ttl_keeps_the_cluster_and_shrinks_the_gang() -> None:
     plan = plan_of(rayjob())
     before = snapshot("succeeded.yaml")
     decided = decide(plan, facts(before), BEFORE_TTL)
-    life = lc(decided)
-    assert life.phase == "finished" and life.result == "succeeded"
-    assert life.finished_at == DONE
+    assert decided.phase == "finished" and decided.result == "succeeded"
+    assert decided.finished_at == DONE
     assert roles(decided) == ["record", "podgroup", "raycluster", "submitter"]
     # KubeRay's CleanupOnCompletion recomputes without the submitter (vector S4).
     assert pg_gang(decided) == (3, NO_SUBMITTER)
@@ -51,22 +49,22 @@ def test_finished_before_ttl_keeps_the_cluster_and_shrinks_the_gang() -> None:
         "2026-11-29T10:05:00Z",
         "succeeded",
     )
-    assert life.next_change_at == parse_now("2026-11-29T10:15:00Z")
-    assert life.actions[-1] == (
+    assert decided.next_change_at == parse_now("2026-11-29T10:15:00Z")
+    assert decided.actions[-1] == (
         f"later: delete RayCluster/{NAME} and zero PodGroup/{PG} (shutdownAfterJobFinishes, "
         "ttlSecondsAfterFinished 600s) on the first `pulumi up` after 2026-11-29T10:15:00Z"
     )
     assert any(
         a.startswith(f"set PodGroup/{PG} to minMember 3, cpu 3, memory 4Gi (was ")
-        for a in life.actions
+        for a in decided.actions
     )
-    assert life.cleanup is None
+    assert decided.cleanup is None
     # The finished submitter is kept for its logs, but never awaited or replaced again.
     job = res(decided, "submitter")
     assert job["metadata"]["annotations"]["pulumi.com/waitFor"] == "jsonpath={.metadata.uid}"
     assert "pulumi.com/skipAwait" not in job["metadata"]["annotations"]
     assert "pulumi.com/replaceUnready" not in job["metadata"]["annotations"]
-    assert life.ignore_changes == {"submitter": ("spec",)}
+    assert decided.ignore_changes == {"submitter": ("spec",)}
     assert_idempotent(plan, before, BEFORE_TTL)
 
 
@@ -81,37 +79,34 @@ def test_finished_after_ttl_removes_the_cluster_and_zeroes_the_podgroup(now: dat
     plan = plan_of(rayjob())
     before = snapshot("succeeded.yaml")
     decided = decide(plan, facts(before), now)  # the due time itself counts, as in KubeRay
-    life = lc(decided)
-    assert life.phase == "finished" and life.cleanup == "DeleteCluster"
+    assert decided.phase == "finished" and decided.cleanup == "DeleteCluster"
     assert roles(decided) == ["record", "podgroup", "submitter"]
-    assert life.removed == (f"RayCluster/{NAME}",)
+    assert decided.removed == (f"RayCluster/{NAME}",)
     assert pg_gang(decided) == (0, {})
-    assert decided.declared_min_member == 0 and decided.declared_min_resources == {}
     # The submitter depended on the removed RayCluster; it now follows the PodGroup.
     assert decided.resource("submitter").depends_on == (f"PodGroup/{PG}",)  # type: ignore[union-attr]
     assert (
         f"delete RayCluster/{NAME} (shutdownAfterJobFinishes, ttlSecondsAfterFinished 600s)"
-        in life.changes
+        in decided.changes
     )
-    assert not any(a.startswith("later:") for a in life.actions)
-    assert life.next_change_at is None
+    assert not any(a.startswith("later:") for a in decided.actions)
+    assert decided.next_change_at is None
     after = assert_idempotent(plan, before, now)
     # The converged state is the cleaned-up fixture: deciding from that changes nothing.
     from_fixture = decide(plan, facts(snapshot("cleaned-up.yaml")), now)
     assert from_fixture.resources == after.resources
-    assert lc(from_fixture).changes == ()
+    assert from_fixture.changes == ()
 
 
 def test_finished_without_shutdown_keeps_the_cluster_forever() -> None:
     plan = plan_of(rayjob(shutdownAfterJobFinishes=None, ttlSecondsAfterFinished=None))
     before = snapshot("succeeded.yaml")
     decided = decide(plan, facts(before), DONE + timedelta(days=30))
-    life = lc(decided)
-    assert life.phase == "finished"
+    assert decided.phase == "finished"
     assert "raycluster" in roles(decided)
     assert pg_gang(decided) == (3, NO_SUBMITTER)
-    assert any("the RayCluster is kept" in r for r in life.reasons)
-    assert life.next_change_at is None
+    assert any("the RayCluster is kept" in r for r in decided.reasons)
+    assert decided.next_change_at is None
     assert_idempotent(plan, before, DONE + timedelta(days=30))
 
 
@@ -120,11 +115,10 @@ def test_finished_job_whose_objects_were_deleted_by_hand_releases_the_queue() ->
     plan = plan_of(rayjob())
     before = snapshot("finished-podgroup-inqueue.yaml")
     decided = decide(plan, facts(before), AFTER_TTL)
-    life = lc(decided)
-    assert life.phase == "finished"
+    assert decided.phase == "finished"
     assert roles(decided) == ["record", "podgroup"]  # nothing is started again
     assert pg_gang(decided) == (0, {})
-    assert any("Inqueue" in r for r in life.reasons)
+    assert any("Inqueue" in r for r in decided.reasons)
     assert_idempotent(plan, before, AFTER_TTL)
 
 
@@ -132,11 +126,10 @@ def test_retries_exhausted_is_failed_and_behaves_as_finished() -> None:
     plan = plan_of(rayjob(backoffLimit=1))
     before = snapshot("failed-attempt-2.yaml")
     decided = decide(plan, facts(before), BEFORE_TTL)
-    life = lc(decided)
     sid = f"{BASE_SID}-a2"
-    assert life.phase == "failed" and life.result == "failed"
-    assert (life.attempt, life.submission_id) == (2, sid)
-    assert any("no retries left (attempt 2, spec.backoffLimit 1)" in r for r in life.reasons)
+    assert decided.phase == "failed" and decided.result == "failed"
+    assert (decided.attempt, decided.submission_id) == (2, sid)
+    assert any("no retries left (attempt 2, spec.backoffLimit 1)" in r for r in decided.reasons)
     assert pg_gang(decided) == (3, NO_SUBMITTER)
     assert res(decided, "raycluster")["metadata"]["annotations"]["raygang.dev/attempt"] == "2"
     assert sid_of(res(decided, "submitter")) == sid

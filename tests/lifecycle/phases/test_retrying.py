@@ -15,7 +15,6 @@ from tests.lifecycle.conftest import (
     NAME,
     assert_idempotent,
     facts,
-    lc,
     pg_gang,
     plan_of,
     rayjob,
@@ -31,10 +30,9 @@ def test_failed_with_retries_left_starts_a_fresh_attempt() -> None:
     plan = plan_of(rayjob(backoffLimit=2))
     before = snapshot("failed.yaml")
     decided = decide(plan, facts(before), BEFORE_TTL)
-    life = lc(decided)
     sid = f"{BASE_SID}-a2"
-    assert life.phase == "retrying"
-    assert (life.attempt, life.submission_id, decided.submission_id) == (2, sid, sid)
+    assert decided.phase == "retrying"
+    assert (decided.attempt, decided.submission_id, decided.submission_id) == (2, sid, sid)
     assert roles(decided) == ["record", "podgroup", "raycluster", "submitter"]
     for role in ("raycluster", "submitter"):
         resource = decided.resource(role)
@@ -52,14 +50,14 @@ def test_failed_with_retries_left_starts_a_fresh_attempt() -> None:
         data["raygang.dev/first-attempt"],
     ) == ("2", sid, "1")
     assert "raygang.dev/finished-at" not in data
-    assert life.changes == (
+    assert decided.changes == (
         f"update job record ConfigMap/{NAME}: submission-id {BASE_SID} -> {sid}, attempt 1 -> 2",
         f"replace RayCluster/{NAME} for attempt 2 (fresh pods)",
         f"replace Job/{NAME} (submits {sid}, attempt 2)",
     )
-    assert any("spec.backoffLimit 2" in r for r in life.reasons)
+    assert any("spec.backoffLimit 2" in r for r in decided.reasons)
     again = assert_idempotent(plan, before, BEFORE_TTL)
-    assert lc(again).phase == "running" and lc(again).attempt == 2
+    assert again.phase == "running" and again.attempt == 2
 
 
 def test_sidecar_mode_retry_rebuilds_the_head_with_the_new_submission_id() -> None:
@@ -69,11 +67,11 @@ def test_sidecar_mode_retry_rebuilds_the_head_with_the_new_submission_id() -> No
     pod["status"]["containerStatuses"][1]["state"]["terminated"].update(exitCode=1, reason="Error")
     before = snapshot_from_objects(objects)
     decided = decide(plan, facts(before), BEFORE_TTL)
-    assert lc(decided).phase == "retrying"
+    assert decided.phase == "retrying"
     head = res(decided, "raycluster")["spec"]["headGroupSpec"]["template"]["spec"]
     sidecar = next(c for c in head["containers"] if c["name"] == "ray-job-submitter")
     env = {e["name"]: e["value"] for e in sidecar["env"]}
     assert env["RAY_JOB_SUBMISSION_ID"] == f"{BASE_SID}-a2"
     assert "submitter" not in roles(decided)
     again = assert_idempotent(plan, before, BEFORE_TTL)
-    assert lc(again).phase == "running"
+    assert again.phase == "running"

@@ -12,7 +12,6 @@ from tests.lifecycle.conftest import (
     assert_idempotent,
     converge,
     facts,
-    lc,
     pg_gang,
     plan_of,
     rayjob,
@@ -32,18 +31,17 @@ def test_cluster_spec_change_while_running_updates_cluster_and_gang_not_the_subm
     assert plan.submission_id != BASE_SID  # the derived ID covers the cluster spec
     before = snapshot("running.yaml")
     decided = decide(plan, facts(before), DONE)
-    life = lc(decided)
-    assert life.phase == "running"
+    assert decided.phase == "running"
     assert decided.submission_id == BASE_SID  # pinned to the running submission
     assert sid_of(res(decided, "submitter")) == BASE_SID
     assert res(decided, "raycluster")["spec"]["workerGroupSpecs"][0]["replicas"] == 3
     assert pg_gang(decided) == (4, {"cpu": "4500m", "memory": "5320Mi"})
     assert rec(decided)["raygang.dev/base-submission-id"] == plan.submission_id
-    assert any("the spec changed while submission" in r for r in life.reasons)
-    assert f"update RayCluster/{NAME} (its spec changed)" in life.changes
+    assert any("the spec changed while submission" in r for r in decided.reasons)
+    assert f"update RayCluster/{NAME} (its spec changed)" in decided.changes
     again = assert_idempotent(plan, before, DONE)
     # Once it finishes, the absorbed change does not start the job again.
     done = with_job_status(converge(before, again), "succeeded.yaml")
     finished = decide(plan, facts(done), BEFORE_TTL)
-    assert lc(finished).phase == "finished"
+    assert finished.phase == "finished"
     assert finished.submission_id == BASE_SID

@@ -11,7 +11,6 @@ from tests.lifecycle.conftest import (
     NAME,
     assert_idempotent,
     facts,
-    lc,
     pg_gang,
     plan_of,
     rayjob,
@@ -24,17 +23,16 @@ def test_suspend_removes_cluster_and_submitter_and_zeroes_the_podgroup() -> None
     plan = plan_of(rayjob(suspend=True))
     before = snapshot("running.yaml")
     decided = decide(plan, facts(before), DONE)
-    life = lc(decided)
-    assert life.phase == "suspended"
+    assert decided.phase == "suspended"
     assert roles(decided) == ["record", "podgroup"]
     assert pg_gang(decided) == (0, {})
-    assert set(life.removed) == {f"RayCluster/{NAME}", f"Job/{NAME}"}
-    assert f"delete RayCluster/{NAME} (spec.suspend: true)" in life.changes
-    assert f"delete Job/{NAME} (spec.suspend: true)" in life.changes
+    assert set(decided.removed) == {f"RayCluster/{NAME}", f"Job/{NAME}"}
+    assert f"delete RayCluster/{NAME} (spec.suspend: true)" in decided.changes
+    assert f"delete Job/{NAME} (spec.suspend: true)" in decided.changes
     assert_idempotent(plan, before, DONE)
     from_fixture = decide(plan, facts(snapshot("suspended.yaml")), DONE)
     assert from_fixture.resources == decided.resources
-    assert lc(from_fixture).changes == ()
+    assert from_fixture.changes == ()
 
 
 def test_a_job_applied_suspended_starts_nothing_with_or_without_facts() -> None:
@@ -44,18 +42,18 @@ def test_a_job_applied_suspended_starts_nothing_with_or_without_facts() -> None:
     without = decide(plan, None, DONE)
     with_nothing = decide(plan, facts(snapshot_from_objects([], "empty.yaml")), DONE)
     for decided in (without, with_nothing):
-        assert lc(decided).phase == "suspended"
+        assert decided.phase == "suspended"
         assert roles(decided) == ["record", "podgroup"]
         assert pg_gang(decided) == (0, {})
-        assert set(lc(decided).removed) == {f"RayCluster/{NAME}", f"Job/{NAME}"}
+        assert set(decided.removed) == {f"RayCluster/{NAME}", f"Job/{NAME}"}
     assert without.resources == with_nothing.resources
-    assert lc(without).reasons[-1] == (
+    assert without.reasons[-1] == (
         "spec.suspend: true: nothing is started until it is set back to false"
     )
 
 
 def test_clearing_suspend_on_a_job_applied_suspended_starts_it() -> None:
     resumed = decide(plan_of(rayjob(suspend=False)), None, DONE)
-    assert lc(resumed).phase == "new"
+    assert resumed.phase == "new"
     assert roles(resumed) == ["record", "podgroup", "raycluster", "submitter"]
     assert pg_gang(resumed) == (3, FULL)  # 1 head + 2 workers; the submitter is not a member
