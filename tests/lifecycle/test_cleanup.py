@@ -75,7 +75,7 @@ def test_delete_workers_scales_to_zero_where_the_operator_refuses_suspend() -> N
     uid = suspended.get("RayCluster", NS, NAME)["metadata"].get("uid")  # type: ignore[index]
     refused = _refused(suspended, uid)
     decided = decide(plan, facts(refused), BEFORE_TTL)
-    life = lc(decided)
+    life = decided
     groups = res(decided, "raycluster")["spec"]["workerGroupSpecs"]
     assert [(g.get("suspend"), g["replicas"], g["minReplicas"]) for g in groups] == [(None, 0, 0)]
     assert pg_gang(decided) == (1, HEAD_ONLY)  # the same gang as suspended groups give

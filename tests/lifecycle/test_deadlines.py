@@ -20,7 +20,6 @@ from tests.lifecycle.conftest import (
     NS,
     converge,
     facts,
-    lc,
     plan_of,
     rayjob,
     res,
@@ -53,11 +52,11 @@ def test_a_running_job_is_failed_at_its_active_deadline_and_never_retried() -> N
     plan = plan_of(rayjob(activeDeadlineSeconds=3600, backoffLimit=2))
     running = snapshot("running.yaml")
     before = decide(plan, facts(running), START + timedelta(seconds=3599))
-    assert lc(before).phase == "running"
-    assert lc(before).next_change_at == START + timedelta(seconds=3600)
+    assert before.phase == "running"
+    assert before.next_change_at == START + timedelta(seconds=3600)
 
     after = decide(plan, facts(running), START + timedelta(seconds=3600))
-    life = lc(after)
+    life = after
     assert (life.phase, life.result) == ("failed", "failed")  # backoffLimit 2, not retried
     assert life.finished_at == START + timedelta(seconds=3600)
     assert any("spec.activeDeadlineSeconds 3600 passed" in r for r in life.reasons), life.reasons
@@ -81,9 +80,9 @@ def test_a_job_failed_on_its_deadline_stays_failed_when_its_submitter_finishes_l
     now = START + timedelta(hours=2)
     failed = converge(snapshot("running.yaml"), decide(plan, facts(snapshot("running.yaml")), now))
     late = decide(plan, facts(_with_succeeded_submitter(failed)), now)
-    assert (lc(late).phase, lc(late).result) == ("failed", "failed")
-    assert lc(late).finished_at == START + timedelta(seconds=3600)
-    assert lc(late).changes == (), lc(late).changes
+    assert (late.phase, late.result) == ("failed", "failed")
+    assert late.finished_at == START + timedelta(seconds=3600)
+    assert late.changes == (), late.changes
 
 
 def _not_running(snap: ClusterSnapshot) -> ClusterSnapshot:
@@ -111,9 +110,9 @@ def test_a_cluster_never_ready_is_failed_at_its_pre_running_deadline(
     )
     stuck = _not_running(snapshot("running.yaml"))
     # raygang calls a job whose cluster exists "running"; KubeRay would say Initializing.
-    assert lc(decide(plan, facts(stuck), START + timedelta(seconds=599))).phase == "running"
+    assert decide(plan, facts(stuck), START + timedelta(seconds=599)).phase == "running"
     decided = decide(plan, facts(stuck), START + timedelta(seconds=600))
-    life = lc(decided)
+    life = decided
     assert life.phase == phase
     assert any("spec.preRunningDeadlineSeconds 600 passed before" in r for r in life.reasons)
     if phase == "failed":
