@@ -72,14 +72,14 @@ def main() -> None:
     # The other objects of the manifest files, each once, before the RayClusters that use them.
     companions = create_companions(plan.companions)
     for job in plan.jobs:
-        key = f"{job.namespace}/{job.name}"
+        key = f"{job.plan.namespace}/{job.plan.name}"
         gang = RayJobGang(
             key,
             RayJobGangArgs(
-                plan=job,
-                queue=queues.get(job.queue or ""),
+                job=job,
+                queue=queues.get(job.plan.queue or ""),
                 companions=[companions[c.key] for c in plan.companions_of(job)],
-                secret=_from_secret_config(job.item.source),
+                secret=_from_secret_config(job.plan.item.source),
             ),
         )
         pulumi.export(

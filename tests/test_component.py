@@ -190,23 +190,23 @@ class TestComposition:
             gang = RayJobGang("etl", RayJobGangArgs(manifest=manifest))
             names = ["pod_group_name", "min_member", "min_resources", "ray_cluster_name"]
             names += ["submitter_job_name", "submission_id", "dashboard_url", "gang_summary"]
-            seen["plan"] = gang.plan
+            seen["job"] = gang.job
             return pulumi.Output.all(*[getattr(gang, n) for n in names]).apply(
                 lambda values: seen.update(zip(names, values, strict=True))
             )
 
         program()
-        plan = seen["plan"]
-        submitter = plan.resource("submitter")
+        job = seen["job"]
+        submitter = job.resource("submitter")
         expected = {
             "podGroupName": "ray-etl-pg",
-            "minMember": plan.declared_min_member,
-            "minResources": plan.declared_min_resources,
+            "minMember": job.declared_min_member,
+            "minResources": job.declared_min_resources,
             "rayClusterName": "etl",
             "submitterJobName": submitter.name,
-            "submissionId": plan.submission_id,
-            "dashboardUrl": plan.dashboard_url,
-            "gangSummary": plan.gang.summary(),
+            "submissionId": job.submission_id,
+            "dashboardUrl": job.plan.dashboard_url,
+            "gangSummary": job.plan.gang.summary(),
         }
         # 1 head + 3 replicas x 2 hosts; the submitter is in minResources only.
         assert expected["minMember"] == 7
@@ -215,7 +215,7 @@ class TestComposition:
         camel = {
             "".join(w if i == 0 else w.title() for i, w in enumerate(n.split("_"))): n
             for n in seen
-            if n != "plan"
+            if n != "job"
         }
         assert {key: seen[camel[key]] for key in expected} == expected
 

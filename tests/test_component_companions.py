@@ -191,12 +191,12 @@ def test_a_plan_with_a_declared_queue_needs_the_queue() -> None:
     from tests.pulumi_harness import ROOT
 
     install({}, preview=True)
-    plan = build_plan([], "dev", None, ROOT).jobs[0]
-    assert plan.queue_declared
+    job = build_plan([], "dev", None, ROOT).jobs[0]
+    assert job.plan.queue_declared
 
     @pulumi.runtime.test
     def program() -> Any:
-        RayJobGang("demo", RayJobGangArgs(plan=plan))
+        RayJobGang("demo", RayJobGangArgs(job=job))
 
     with pytest.raises(pulumi.RunError) as info:
         program()

@@ -25,7 +25,8 @@ from hypothesis import strategies as st
 from raygang.cli import EXIT_INVALID, main
 from raygang.kube.errors import SpecError
 from raygang.loader import load_documents
-from raygang.plan import StackPlan, plan_stack
+from raygang.pipeline import plan_everything
+from raygang.plan import StackPlan
 from raygang.render import render_json, render_table, render_yaml
 from raygang.settings import StackSettings
 
@@ -129,7 +130,7 @@ def mutated_rayjobs(draw: st.DrawFn) -> dict[str, Any]:
 
 def plan_of(doc: object, source: str = "fuzz.yaml") -> StackPlan:
     docs = load_documents([(source, doc)])
-    return plan_stack(docs.jobs, docs.queues, StackSettings(), docs.ignored)
+    return plan_everything(docs, StackSettings(), base=Path.cwd())
 
 
 def renders(plan: StackPlan) -> tuple[str, str, str]:

@@ -26,7 +26,6 @@ import yaml
 from raygang.cli import build_plan
 from raygang.kube import kubeyaml
 from raygang.kube.generatename import with_generated_name
-from raygang.kuberay.jobplan import JobPlan
 from raygang.kuberay.manifests import (
     GROUP_NAME_ANNOTATION,
     PRIORITY_LABEL,
@@ -36,6 +35,7 @@ from raygang.kuberay.manifests import (
 from raygang.kuberay.redact import REDACTED, redact_rayjob
 from raygang.loader import load_documents, load_files
 from raygang.pipeline import plan_everything
+from raygang.plan import PlannedJob
 from raygang.rayjob.validate import MAX_JOB_NAME
 from raygang.settings import StackSettings
 
@@ -158,13 +158,13 @@ def assert_kept(user: object, rendered: object, path: str = "", *, skip: frozens
         assert user == rendered, f"{path}: {user!r} became {rendered!r}"
 
 
-def plan_file(path: Path) -> list[JobPlan]:
+def plan_file(path: Path) -> list[PlannedJob]:
     return list(build_plan([path], None, None, ROOT).jobs)
 
 
-def _resource(job: JobPlan, role: str) -> dict[str, Any]:
+def _resource(job: PlannedJob, role: str) -> dict[str, Any]:
     found = job.resource(role)
-    assert found is not None, f"no {role} in the plan of {job.name}"
+    assert found is not None, f"no {role} in the plan of {job.plan.name}"
     return dict(found.manifest)
 
 
@@ -183,7 +183,7 @@ def _containers(value: object) -> list[object]:
     return out
 
 
-def check_input_untouched(path: Path, jobs: list[JobPlan]) -> None:
+def check_input_untouched(path: Path, jobs: list[PlannedJob]) -> None:
     """Planning leaves the job's private copy of the input (``item.raw``) as read.
 
     The RayCluster shares what KubeRay does not change (containers, volumes ...) with that
@@ -200,7 +200,9 @@ def check_input_untouched(path: Path, jobs: list[JobPlan]) -> None:
         if isinstance(d, dict)
     }
     for job in jobs:
-        assert job.item.raw == written[job.name], f"{job.name}: planning changed the input"
+        assert job.plan.item.raw == written[job.plan.name], (
+            f"{job.plan.name}: planning changed the input"
+        )
 
 
 def _redacted_only(raw: Any, kept: Any) -> bool:
@@ -217,14 +219,14 @@ def _redacted_only(raw: Any, kept: Any) -> bool:
     return isinstance(raw, str) and isinstance(kept, str) and REDACTED in kept
 
 
-def check_nothing_lost(path: Path) -> list[JobPlan]:
+def check_nothing_lost(path: Path) -> list[PlannedJob]:
     """Plan a file and check every job in it; returns the plans."""
     jobs = plan_file(path)
     assert jobs
     check_input_untouched(path, jobs)
     for job in jobs:
-        raw = job.item.raw
-        mode = job.mode
+        raw = job.plan.item.raw
+        mode = job.plan.mode
         cluster = _resource(job, "raycluster")
         assert strip_scheduling(cluster["spec"], sidecar=mode == "SidecarMode") == _input_side(raw)
         _check_owned_metadata(job, cluster)
@@ -233,7 +235,9 @@ def check_nothing_lost(path: Path) -> list[JobPlan]:
         # The input without secret values: only values change, into the marker.
         kept = json.loads(record["metadata"]["annotations"]["raygang.dev/rayjob"])
         assert kept == json.loads(json.dumps(redact_rayjob(raw)))
-        assert _redacted_only(raw, kept), f"{job.name}: the record lost more than secret values"
+        assert _redacted_only(raw, kept), (
+            f"{job.plan.name}: the record lost more than secret values"
+        )
 
         template = raw["spec"].get("submitterPodTemplate")
         if mode == "K8sJobMode" and template is not None:
@@ -248,14 +252,14 @@ def check_nothing_lost(path: Path) -> list[JobPlan]:
     return jobs
 
 
-def _check_owned_metadata(job: JobPlan, cluster: Mapping[str, Any]) -> None:
+def _check_owned_metadata(job: PlannedJob, cluster: Mapping[str, Any]) -> None:
     """The metadata raygang adds is there, with the values KubeRay would give it."""
     spec = cluster["spec"]
-    queue = job.item.job.metadata.labels.get(QUEUE_LABEL)
+    queue = job.plan.item.job.metadata.labels.get(QUEUE_LABEL)
     tasks = ["headgroup"] + [g["groupName"] for g in spec.get("workerGroupSpecs") or []]
     for template, task in zip(_templates(spec), tasks, strict=True):
         annotations = template["metadata"]["annotations"]
-        assert annotations[GROUP_NAME_ANNOTATION] == f"ray-{job.name}-pg"
+        assert annotations[GROUP_NAME_ANNOTATION] == f"ray-{job.plan.name}-pg"
         assert annotations[TASK_SPEC_ANNOTATION] == task
         assert template["spec"]["schedulerName"] == "volcano"
         if queue:
@@ -335,7 +339,7 @@ def test_plans_share_nothing_with_the_callers_objects(path: Path) -> None:
     plan = plan_everything(load_documents(theirs), StackSettings(), base=ROOT)
     assert plan.jobs
     ids = {id(c) for _, doc in theirs for c in _containers(doc)}
-    mine = [job.item.raw for job in plan.jobs]
+    mine = [job.plan.item.raw for job in plan.jobs]
     mine += [r.manifest for job in plan.jobs for r in job.resources]
     assert not [c for m in mine for c in _containers(m) if id(c) in ids]
     before = copy.deepcopy(mine)

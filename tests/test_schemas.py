@@ -293,7 +293,7 @@ def _plan(case: tuple[str, Any], tmp_path: Path) -> list[tuple[PlannedResource, 
         plan = build_plan([value], None, None, ROOT)  # generateName samples plan as they are
     out = []
     for job in plan.jobs:
-        out += [(r, job.item.raw) for r in job.resources]
+        out += [(r, job.plan.item.raw) for r in job.resources]
     out += [(PlannedResource("queue", q.manifest()), {}) for q in plan.queues]
     return out
 
@@ -416,7 +416,7 @@ def valid_rayjobs(draw: st.DrawFn) -> dict[str, Any]:
 def test_generated_valid_rayjobs_render_valid_objects(job: dict[str, Any]) -> None:
     docs = load_documents([("generated.yaml", job)])
     plan = plan_everything(docs, StackSettings(), base=ROOT, now=NOW)
-    resources = [(r, j.item.raw) for j in plan.jobs for r in j.resources]
+    resources = [(r, j.plan.item.raw) for j in plan.jobs for r in j.resources]
     check_for_api_server(resources)
 
 

@@ -9,10 +9,11 @@ except ``raygang.testing`` (Pulumi mocks for a user's tests). A Pulumi program::
 
 and what ``raygang plan`` and the repository's ``__main__.py`` share: the stack's settings
 (``settings_from_getter``, ``config_value``, ``unknown_key_problems``, ``read_stack_file``),
-the planning pass (``plan_everything``, ``preflight_gate``), the cluster's state
-(``live_snapshot``, ``snapshot_from_objects``), the CLI's outputs (``render_table``,
-``render_yaml``, ``write_json``) and the error types (``SpecError``, which holds every
-``Problem`` found, and ``internal_error``).
+the planning pass (``plan_everything``, ``preflight_gate``) and its result (a ``StackPlan``
+whose ``jobs`` are ``PlannedJob`` records: each job's plan, lifecycle and preflight), the
+cluster's state (``live_snapshot``, ``snapshot_from_objects``), the CLI's outputs
+(``render_table``, ``render_yaml``, ``write_json``) and the error types (``SpecError``,
+which holds every ``Problem`` found, and ``internal_error``).
 
 Every name is imported on first use (PEP 562), so ``import raygang`` imports nothing, the
 pure planning modules (and ``raygang plan``) never import the Pulumi SDK, and only the
@@ -39,7 +40,7 @@ if TYPE_CHECKING:
     from raygang.lifecycle.facts.live import live_snapshot
     from raygang.loader import Documents, load_documents, load_files, load_rayjob_document
     from raygang.pipeline import Gate, plan_everything, preflight_gate
-    from raygang.plan import StackPlan
+    from raygang.plan import PlannedJob, StackPlan
     from raygang.render import render_table, render_yaml, write_json
     from raygang.settings import (
         StackSettings,
@@ -77,6 +78,7 @@ _HOMES = {
     "live_snapshot": "raygang.lifecycle.facts.live",
     # the planning pass shared by `raygang plan` and the Pulumi program, and its result
     "Gate": "raygang.pipeline",
+    "PlannedJob": "raygang.plan",
     "StackPlan": "raygang.plan",
     "plan_everything": "raygang.pipeline",
     "preflight_gate": "raygang.pipeline",
@@ -96,6 +98,7 @@ __all__ = [
     "Documents",
     "Gate",
     "JobSettings",
+    "PlannedJob",
     "Problem",
     "RayJobGang",
     "RayJobGangArgs",

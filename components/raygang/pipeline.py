@@ -1,9 +1,10 @@
 """The whole planning pass, shared by ``raygang plan`` and the Pulumi program.
 
-inputs → plan (:mod:`raygang.plan`) → lifecycle decision from the cluster's facts
-(:mod:`raygang.lifecycle`) → preflight against Volcano's rules
-(:mod:`raygang.preflight.run`). Both entry points call :func:`plan_everything`, so the
-offline plan and what ``pulumi up`` registers come from one code path.
+inputs → plan (:mod:`raygang.plan`) → for each job, the lifecycle's decision from the
+cluster's facts (:mod:`raygang.lifecycle`) and the preflight against Volcano's rules
+(:mod:`raygang.preflight.run`) → one :class:`~raygang.plan.PlannedJob` per job, made once.
+Both entry points call :func:`plan_everything`, so the offline plan and what ``pulumi up``
+registers come from one code path.
 
 Internal: ``raygang`` exports ``plan_everything``, ``preflight_gate`` and ``Gate``; this
 module may change without notice.
@@ -11,7 +12,6 @@ module may change without notice.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -25,7 +25,13 @@ from raygang.lifecycle.decide import decide
 from raygang.lifecycle.facts.clock import parse_now
 from raygang.lifecycle.facts.gather import gather_facts
 from raygang.loader import Documents
-from raygang.plan import PRIVILEGE_SETTING, StackPlan, plan_stack, privileged_companions
+from raygang.plan import (
+    PRIVILEGE_SETTING,
+    PlannedJob,
+    StackPlan,
+    plan_stack,
+    privileged_companions,
+)
 from raygang.preflight.result import Check, PreflightResult, parse_node_shapes
 from raygang.preflight.run import NodeShape, StackView, preflight_job, stack_view
 from raygang.settings import StackSettings
@@ -83,8 +89,13 @@ def finish_job(
     others: Sequence[JobPlan] = (),
     node_shapes: Sequence[NodeShape] = (),
     stack: StackView | None = None,
-) -> JobPlan:
-    """Apply the lifecycle decision and the preflight to one planned job.
+) -> PlannedJob:
+    """One planned job's record: its plan, the lifecycle's decision and the preflight's.
+
+    The lifecycle decides from the plan and the job's facts; the preflight judges the plan
+    (the objects of the attempt it would run differ from the planned ones only in their
+    submission ID and attempt annotation, which no scheduling rule reads), unless the job
+    is finished, failed or suspended. Neither is written into the plan.
 
     ``stack`` is what every job of the planning pass sees alike
     (:func:`~raygang.preflight.stack.stack_view`: the snapshot read once per pass); None
@@ -101,12 +112,6 @@ def finish_job(
         if isinstance(exc, SpecError):
             raise
         raise SpecError([Problem(plan.item.source, "spec", str(exc))]) from None
-    decided = dataclasses.replace(
-        plan,
-        resources=lifecycle.resources,
-        submission_id=lifecycle.submission_id,
-        lifecycle=lifecycle,
-    )
     phase = lifecycle.phase
     if phase in _NOT_SCHEDULING:
         # The gang has run or is parked: admission no longer matters, and judging a
@@ -120,14 +125,14 @@ def finish_job(
         )
     else:
         result = preflight_job(
-            decided,
+            plan,
             queues=queues,
             snapshot=snapshot,
             others=others,
             node_shapes=node_shapes,
             stack=stack,
         )
-    return dataclasses.replace(decided, preflight=result)
+    return PlannedJob(plan, lifecycle, result)
 
 
 @dataclass(frozen=True)
@@ -159,10 +164,10 @@ def preflight_gate(plan: StackPlan, mode: str) -> Gate:
         return Gate((), tuple(warnings))
     for job in plan.jobs:
         result = job.preflight
-        if result is None or result.verdict != "stuck":
+        if result.verdict != "stuck":
             continue
         reasons = "\n  ".join(result.reasons)
-        name = f"{job.namespace}/{job.name}"
+        name = f"{job.plan.namespace}/{job.plan.name}"
         if result.never_admitted and mode == "error":
             errors.append(f"{name} can never be admitted as declared:\n  {reasons}")
         else:
@@ -200,26 +205,26 @@ def _plan_everything(
     snapshot: ClusterSnapshot | None,
     now: datetime | None,
 ) -> StackPlan:
-    stack = plan_stack(docs.jobs, docs.queues, settings, docs.ignored, docs.companions)
+    plans = plan_stack(docs.jobs, docs.queues, settings, docs.companions)
     if snapshot is None:
         snapshot = resolve_snapshot(settings.cluster_snapshot, base, settings.snapshot_max_mib)
     clock = now or resolve_now(settings.now)
     shapes = parse_node_shapes(settings.node_shapes) if settings.node_shapes else ()
-    declared = {q.name: q for q in stack.queues}
+    declared = {q.name: q for q in docs.queues}
     # Read once per pass: the snapshot with the stack's queues, the stack's jobs by queue.
-    view = stack_view(snapshot, declared, stack.jobs)
-    finished: list[JobPlan] = []
+    view = stack_view(snapshot, declared, plans)
+    jobs: list[PlannedJob] = []
     problems: list[Problem] = []
-    for job in stack.jobs:
+    for plan in plans:
         try:
-            finished.append(
+            jobs.append(
                 finish_job(
-                    job,
+                    plan,
                     queues=declared,
                     snapshot=snapshot,
                     now=clock,
                     # The whole stack: preflight leaves the job itself out.
-                    others=stack.jobs,
+                    others=plans,
                     node_shapes=shapes,
                     stack=view,
                 )
@@ -228,4 +233,4 @@ def _plan_everything(
             problems.extend(exc.problems)
     if problems:
         raise SpecError(problems)
-    return dataclasses.replace(stack, jobs=tuple(finished))
+    return StackPlan(tuple(jobs), docs.queues, docs.ignored, docs.companions)

@@ -3,6 +3,12 @@
 The plan is the single source of truth: ``raygang plan`` prints it and the Pulumi
 component registers exactly its resources, in its order, with its dependencies.
 
+:func:`plan_job` plans one job (a :class:`~raygang.kuberay.jobplan.JobPlan`) and
+:func:`plan_stack` every job of a stack. The planning pass (:mod:`raygang.pipeline`) then
+makes one :class:`PlannedJob` per job, once: its plan, the lifecycle's decision and the
+preflight's result side by side, each made by its own layer; the pass's result is a
+:class:`StackPlan` of them.
+
 Internal: not part of raygang's public surface (the names ``raygang`` exports); this module may
 change without notice.
 """
@@ -23,6 +29,8 @@ from raygang.kuberay.argsize import MAX_ARG_STRLEN, oversized_arguments
 from raygang.kuberay.gang import Accounting, compute_gang
 from raygang.kuberay.jobplan import JobPlan, PlannedResource
 from raygang.kuberay.settings import JobSettings, job_settings
+from raygang.lifecycle.model import Lifecycle
+from raygang.preflight.result import PreflightResult
 from raygang.rayjob.spec import RayJobInput
 from raygang.rayjob.validate import MAX_JOB_NAME
 from raygang.settings import StackSettings
@@ -33,6 +41,7 @@ __all__ = [
     "PRIVILEGE_SETTING",
     "Companion",
     "JobPlan",
+    "PlannedJob",
     "PlannedResource",
     "StackPlan",
     "generate_name_prefix",
@@ -154,24 +163,78 @@ class Companion(ObjectIdentity):
 
 
 @dataclass(frozen=True, slots=True)
-class StackPlan:
-    """The plan of a whole stack.
+class PlannedJob:
+    """One RayJob of a planning pass: its plan, the lifecycle's decision and the preflight's.
+
+    Made once per job by the pass (:func:`raygang.pipeline.finish_job`) and never changed:
+    each part comes from its own layer, and none is written into another. What this run
+    registers is the lifecycle's (``resources``, ``submission_id``); what the job is (its
+    name, gang, queue, settings, dashboard) is the plan's.
 
     Attributes:
-        jobs: one plan per RayJob, in input order.
+        plan: what planning knows: the objects the job needs as a new job
+            (:func:`plan_job`).
+        lifecycle: what the cluster reports about the job and what this run declares
+            (:func:`raygang.lifecycle.decide.decide`; planned as new without facts).
+        preflight: whether Volcano will admit and place the gang
+            (:func:`raygang.preflight.run.preflight_job`; ``unknown`` with a ``lifecycle``
+            check when the job is finished, failed or suspended).
+    """
+
+    plan: JobPlan
+    lifecycle: Lifecycle
+    preflight: PreflightResult
+
+    @property
+    def resources(self) -> tuple[PlannedResource, ...]:
+        """The objects this run declares, in creation order (the lifecycle's)."""
+        return self.lifecycle.resources
+
+    @property
+    def submission_id(self) -> str:
+        """The Ray submission ID of the current attempt (the lifecycle's)."""
+        return self.lifecycle.submission_id
+
+    def resource(self, role: str) -> PlannedResource | None:
+        """The declared object with that role, if this run declares one."""
+        return self.lifecycle.resource(role)
+
+    @property
+    def declared_min_member(self) -> int:
+        """The PodGroup's ``minMember`` as declared now (0 once the job's cleanup zeroed it)."""
+        podgroup = self.resource("podgroup")
+        if podgroup is None:
+            return 0
+        return int(podgroup.manifest["spec"].get("minMember", 0))
+
+    @property
+    def declared_min_resources(self) -> dict[str, str]:
+        """The PodGroup's ``minResources`` as declared now, canonical strings."""
+        podgroup = self.resource("podgroup")
+        if podgroup is None:
+            return {}
+        return dict(podgroup.manifest["spec"].get("minResources") or {})
+
+
+@dataclass(frozen=True, slots=True)
+class StackPlan:
+    """The plan of a whole stack: what a planning pass (:mod:`raygang.pipeline`) returns.
+
+    Attributes:
+        jobs: one record per RayJob, in input order.
         queues: the queues the stack creates.
         ignored: notes on what was read but not planned.
         companions: the other objects of the jobs' files, created before the RayClusters.
     """
 
-    jobs: tuple[JobPlan, ...]
+    jobs: tuple[PlannedJob, ...]
     queues: tuple[QueueDecl, ...]
     ignored: tuple[str, ...] = field(default=())
     companions: tuple[Companion, ...] = field(default=())
 
-    def companions_of(self, job: JobPlan) -> tuple[Companion, ...]:
+    def companions_of(self, job: PlannedJob) -> tuple[Companion, ...]:
         """The companions ``job`` depends on, in creation order."""
-        key = f"{job.namespace}/{job.name}"
+        key = f"{job.plan.namespace}/{job.plan.name}"
         return tuple(c for c in self.companions if key in c.jobs)
 
 
@@ -342,10 +405,9 @@ def plan_stack(
     jobs: Sequence[RayJobInput],
     queues: Sequence[QueueDecl],
     settings: StackSettings,
-    ignored: Sequence[str] = (),
     companions: Sequence[Companion] = (),
-) -> StackPlan:
-    """Plan every job of a stack; problems in all jobs are reported together.
+) -> tuple[JobPlan, ...]:
+    """Plan every job of a stack, in input order; problems in all jobs are reported together.
 
     Raises:
         SpecError: every problem in every job, and companions that would be one of the
@@ -365,7 +427,7 @@ def plan_stack(
         problems += privileged_companions(companions)
     if problems:
         raise SpecError(problems)
-    return StackPlan(tuple(plans), tuple(queues), tuple(ignored), tuple(companions))
+    return tuple(plans)
 
 
 PRIVILEGE_SETTING = "raygang:refusePrivilegedCompanions"

@@ -22,8 +22,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from raygang import Problem, SpecError, load_documents, plan_everything, settings_from_getter
-from raygang.kuberay.jobplan import JobPlan
+from raygang import (
+    PlannedJob,
+    Problem,
+    SpecError,
+    load_documents,
+    plan_everything,
+    settings_from_getter,
+)
 from raygang.kuberay.manifests import (
     GROUP_NAME_ANNOTATION,
     PRIORITY_LABEL,
@@ -88,7 +94,7 @@ class Gang:
     unknown: tuple[str, ...] = ()
     admission_unknown: tuple[str, ...] = ()
     problems: tuple[str, ...] = ()
-    plan: JobPlan | None = field(default=None)
+    plan: PlannedJob | None = field(default=None)
 
     @property
     def source(self) -> str:

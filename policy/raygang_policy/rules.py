@@ -145,8 +145,8 @@ def podgroup_gang(resources: Sequence[StackResource], settings: PackSettings) ->
             continue
         assert members is not None and declared is not None
         accountings = {
-            "KubeRay's adapter": plan.kuberay_gang,
-            "the effective accounting": plan.gang,
+            "KubeRay's adapter": plan.plan.kuberay_gang,
+            "the effective accounting": plan.plan.gang,
         }
         if any(
             members == g.min_member and declared == g.min_resources_strings()
@@ -181,7 +181,7 @@ def submitter_not_member(
         if pg is None or plan is None or not gang.submitters:
             continue
         members, _ = _declared_min_member(pg)
-        ray_pods = plan.kuberay_gang.min_member
+        ray_pods = plan.plan.kuberay_gang.min_member
         if members is None or not ray_pods < members <= ray_pods + len(gang.submitters):
             continue
         jobs = ", ".join(j.title() for j in gang.submitters)
@@ -230,7 +230,7 @@ def queue_exists(resources: Sequence[StackResource], settings: PackSettings) -> 
         check = result.check("queue") if result else None
         if plan is None or check is None or check.status == "pass":
             continue
-        name = plan.queue or "default"
+        name = plan.plan.queue or "default"
         if check.status == "fail":
             findings.append(Finding(f"{gang.source}: {check.message}", gang.anchor.urn))
         elif name not in settings.known_queues:
@@ -269,7 +269,7 @@ def _expected_task_specs(gang: Gang) -> dict[str, str]:
     """``role/group`` → the ``volcano.sh/task-spec`` raygang's gang gives that pod."""
     assert gang.plan is not None
     expected = {}
-    for share in gang.plan.kuberay_gang.shares:
+    for share in gang.plan.plan.kuberay_gang.shares:
         expected[f"{share.role}/{share.group if share.role == 'worker' else ''}"] = share.group
     return expected
 

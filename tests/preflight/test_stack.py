@@ -4,7 +4,6 @@ each job judged alone gives, and nothing of a pass is kept after the next."""
 from __future__ import annotations
 
 import copy
-import dataclasses
 import gc
 import weakref
 from typing import Any
@@ -70,19 +69,19 @@ class TestStackView:
         snapshot = snapshot_from_objects(_snapshot_objects(), "test")
         settings = StackSettings()
         whole = plan_everything(docs, settings, base=HERE, snapshot=snapshot, now=NOW)
-        verdicts = {j.preflight.verdict for j in whole.jobs if j.preflight}
+        verdicts = {j.preflight.verdict for j in whole.jobs}
         assert verdicts == {"admitted", "stuck"}, "the stack should exercise both paths"
         declared = {q.name: q for q in whole.queues}
         for planned in whole.jobs:
             # A snapshot of the same objects, read for this job alone.
             fresh = snapshot_from_objects(copy.deepcopy(_snapshot_objects()), "test")
             alone = preflight_job(
-                dataclasses.replace(planned, preflight=None),
+                planned.plan,
                 queues=declared,
                 snapshot=fresh,
-                others=list(whole.jobs),
+                others=[j.plan for j in whole.jobs],
             )
-            assert alone == planned.preflight, planned.name
+            assert alone == planned.preflight, planned.plan.name
 
     def test_an_earlier_stack_is_not_kept_alive(self) -> None:
         """Nothing of a pass outlives it (per-pass caches once held four stacks: a process
@@ -91,7 +90,7 @@ class TestStackView:
         first = plan_everything(
             load_documents(_stack_docs(3)), StackSettings(), base=HERE, snapshot=snapshot, now=NOW
         )
-        gone = weakref.ref(first.jobs[0].item)
+        gone = weakref.ref(first.jobs[0].plan.item)
         del first
         plan_everything(
             load_documents(_stack_docs(2)), StackSettings(), base=HERE, snapshot=snapshot, now=NOW

@@ -1,13 +1,15 @@
 """The Pulumi layer: register a plan's objects as ``pulumi_kubernetes`` resources.
 
-Nothing here computes anything. :func:`raygang.plan.plan_job` decides every object,
-its order and its dependencies; these classes turn each planned object into one resource,
-add the ownerReferences whose UIDs only exist after creation, and wire ``depends_on``.
+Nothing here computes anything. The planning pass decides every object, its order and its
+dependencies (a :class:`raygang.plan.PlannedJob` per job: :func:`raygang.plan.plan_job`'s
+objects as the lifecycle declares them for this run); these classes turn each declared
+object into one resource, add the ownerReferences whose UIDs only exist after creation, and
+wire ``depends_on``.
 
 Modules, each importing only those before it: ``resources`` (a planned object as a
 ``CustomResource``, secret inputs, spec errors as ``RunError``), ``companions`` (any object
 of a job's file, with pulumi_kubernetes' class for its kind), ``queue`` (``VolcanoQueue``),
-``args`` (``RayJobGangArgs``), ``planning`` (the plan the args give), ``rayjobgang``
+``args`` (``RayJobGangArgs``), ``planning`` (the planned job the args give), ``rayjobgang``
 (``RayJobGang``) and ``package`` (the same two components with schema-friendly inputs, for
 the component provider in ``provider/`` that programs in other languages use).
 

@@ -11,8 +11,8 @@ import pulumi
 
 from raygang.component.queue import VolcanoQueue
 from raygang.kube.snapshot import ClusterSnapshot
-from raygang.kuberay.jobplan import JobPlan
 from raygang.kuberay.settings import JobSettings
+from raygang.plan import PlannedJob
 
 
 @dataclass
@@ -20,7 +20,7 @@ class RayJobGangArgs:
     """Inputs of :class:`RayJobGang`.
 
     Attributes:
-        manifest: the RayJob, exactly as in a YAML file (ignored when ``plan`` is given).
+        manifest: the RayJob, exactly as in a YAML file (ignored when ``job`` is given).
         settings: accounting, waits and timeouts; the job's ``raygang.dev/*`` annotations
             override them.
         queue: the :class:`VolcanoQueue` the job's ``volcano.sh/queue-name`` label names,
@@ -29,8 +29,9 @@ class RayJobGangArgs:
             queue, so the dependency would be on the wrong object.
         companions: resources the RayCluster needs first (the objects of the job's file:
             :func:`create_companion`); its ``depends_on`` includes them.
-        plan: a plan made beforehand (``__main__`` plans the whole stack first, so errors
-            in every job are reported together).
+        job: a job planned beforehand, one of the ``jobs`` of :func:`raygang.plan_everything`
+            (``__main__`` plans the whole stack first, so errors in every job are reported
+            together).
         source: names the manifest in error messages.
         snapshot: what the cluster reports, for the lifecycle decision and the preflight.
         now: the clock for lifecycle decisions (default: the current time).
@@ -42,7 +43,7 @@ class RayJobGangArgs:
     settings: JobSettings = field(default_factory=JobSettings)
     queue: VolcanoQueue | None = None
     companions: Sequence[pulumi.Resource] = ()
-    plan: JobPlan | None = None
+    job: PlannedJob | None = None
     source: str = "RayJobGangArgs.manifest"
     snapshot: ClusterSnapshot | None = None
     now: datetime | None = None

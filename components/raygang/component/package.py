@@ -297,10 +297,10 @@ class RayJobGang(_RayJobGang):
                 f"kind RayJob); it declares {len(stack.jobs)}"
             )
         job = stack.jobs[0]
-        if isinstance(given, str) and given != job.queue:
+        if isinstance(given, str) and given != job.plan.queue:
             raise pulumi.RunError(
                 f"raygang: {component} input queue is {given!r}, but the manifest's "
-                f"volcano.sh/queue-name label names {job.queue!r}: the PodGroup goes to the "
+                f"volcano.sh/queue-name label names {job.plan.queue!r}: the PodGroup goes to the "
                 "label's queue"
             )
         # The companions as the stack program creates them, beside the gang rather than in
@@ -309,7 +309,7 @@ class RayJobGang(_RayJobGang):
         super().__init__(
             name,
             _ComponentArgs(
-                plan=job,
+                job=job,
                 queue=queue,
                 companions=[made[c.key] for c in stack.companions_of(job)],
             ),

@@ -1,5 +1,6 @@
-"""The plan a ``RayJobGangArgs`` gives: the one given, checked against its queue, or the
-manifest planned as ``raygang plan`` plans it, refused when the gang can never be admitted."""
+"""The planned job a ``RayJobGangArgs`` gives: the one given, checked against its queue, or
+the manifest planned as ``raygang plan`` plans it, refused when the gang can never be
+admitted."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from raygang.kuberay.jobplan import JobPlan
 from raygang.kuberay.manifests import QUEUE_LABEL
 from raygang.loader import load_rayjob_document
 from raygang.pipeline import finish_job
-from raygang.plan import plan_job
+from raygang.plan import PlannedJob, plan_job
 
 
 def check_queue(plan: JobPlan, queue: VolcanoQueue | None, source: str) -> None:
@@ -42,26 +43,26 @@ def check_queue(plan: JobPlan, queue: VolcanoQueue | None, source: str) -> None:
         )
 
 
-def plan_from_args(args: RayJobGangArgs) -> JobPlan:
-    if args.plan is not None:
-        check_queue(args.plan, args.queue, args.plan.item.source)
-        return args.plan
+def job_from_args(args: RayJobGangArgs) -> PlannedJob:
+    if args.job is not None:
+        check_queue(args.job.plan, args.queue, args.job.plan.item.source)
+        return args.job
     if args.manifest is None:
         raise SpecError.one(args.source, "<document>", "no manifest given", "a RayJob manifest")
     item = load_rayjob_document(args.manifest, args.source)
     declared = {args.queue.decl.name: args.queue.decl} if args.queue else {}
-    plan = finish_job(
+    job = finish_job(
         plan_job(item, args.settings, declared),
         queues=declared,
         snapshot=args.snapshot,
         now=args.now or datetime.now(UTC),
     )
-    check_queue(plan, args.queue, args.source)
-    result = plan.preflight
-    if result is not None and result.never_admitted:
+    check_queue(job.plan, args.queue, args.source)
+    result = job.preflight
+    if result.never_admitted:
         raise SpecError.one(
             args.source,
             "spec",
             "the gang can never be admitted as declared: " + "; ".join(result.reasons),
         )
-    return plan
+    return job

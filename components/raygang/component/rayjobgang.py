@@ -10,11 +10,11 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from raygang.component.args import RayJobGangArgs
-from raygang.component.planning import plan_from_args
+from raygang.component.planning import job_from_args
 from raygang.component.queue import VolcanoQueue
 from raygang.component.resources import custom_resource, or_run_error, secret_input
-from raygang.kuberay.jobplan import JobPlan
 from raygang.kuberay.manifests import owner_reference
+from raygang.plan import PlannedJob
 
 
 def _queue_after_creation(spec: Mapping[str, Any], queue: VolcanoQueue) -> dict[str, Any]:
@@ -39,7 +39,7 @@ class RayJobGang(pulumi.ComponentResource):
 
     Args:
         name: the Pulumi resource name (``<namespace>/<job>`` in the stack program).
-        args: the manifest or plan, settings and queue.
+        args: the manifest or planned job, settings and queue.
         opts: the usual resource options; children inherit provider and parent.
     """
 
@@ -47,15 +47,17 @@ class RayJobGang(pulumi.ComponentResource):
         self, name: str, args: RayJobGangArgs, opts: pulumi.ResourceOptions | None = None
     ) -> None:
         super().__init__("raygang:index:RayJobGang", name, None, opts)
-        plan = or_run_error(lambda: plan_from_args(args))
-        self.plan: JobPlan = plan
+        job = or_run_error(lambda: job_from_args(args))
+        #: The job as planned for this run (:class:`raygang.plan.PlannedJob`).
+        self.job: PlannedJob = job
+        plan = job.plan
         created: dict[str, pulumi.Resource] = {}
         if args.queue is not None:
             created[f"Queue/{args.queue.decl.name}"] = args.queue
         record_uid: pulumi.Output[str] | None = None
-        ignored = plan.lifecycle.ignore_changes if plan.lifecycle is not None else {}
+        ignored = job.lifecycle.ignore_changes
 
-        for resource in plan.resources:
+        for resource in job.resources:
             if resource.role == "queue":
                 # Queues are shared by the stack's jobs and created once, outside any job.
                 continue
@@ -113,14 +115,14 @@ class RayJobGang(pulumi.ComponentResource):
         self.resources = created
 
         # Every output is known at plan time.
-        submitter = plan.resource("submitter")
+        submitter = job.resource("submitter")
         #: The PodGroup's name, ``ray-<job>-pg``.
         self.pod_group_name: pulumi.Output[str] = pulumi.Output.from_input(plan.podgroup_name)
         #: The PodGroup's ``minMember`` now (the lifecycle zeroes it after the job).
-        self.min_member: pulumi.Output[int] = pulumi.Output.from_input(plan.declared_min_member)
+        self.min_member: pulumi.Output[int] = pulumi.Output.from_input(job.declared_min_member)
         #: The PodGroup's ``minResources`` now, canonical quantities.
         self.min_resources: pulumi.Output[dict[str, str]] = pulumi.Output.from_input(
-            plan.declared_min_resources
+            job.declared_min_resources
         )
         #: The RayCluster's name (the job's).
         self.ray_cluster_name: pulumi.Output[str] = pulumi.Output.from_input(plan.name)
@@ -129,7 +131,7 @@ class RayJobGang(pulumi.ComponentResource):
             submitter.name if submitter else None
         )
         #: The Ray job submission ID the submitter uses.
-        self.submission_id: pulumi.Output[str] = pulumi.Output.from_input(plan.submission_id)
+        self.submission_id: pulumi.Output[str] = pulumi.Output.from_input(job.submission_id)
         #: The head's dashboard URL inside the cluster.
         self.dashboard_url: pulumi.Output[str] = pulumi.Output.from_input(plan.dashboard_url)
         #: One line: minMember and minResources, e.g. ``minMember 3, cpu 5500m, memory 10752Mi``.

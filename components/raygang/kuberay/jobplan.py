@@ -4,25 +4,24 @@ The objects are those KubeRay's RayJob controller would create (the RayCluster, 
 Job; ``ray-operator/controllers/ray/rayjob_controller.go``), the PodGroup its Volcano adapter
 would create (``batchscheduler/volcano/volcano_scheduler.go``), raygang's job record and the
 queue the stack declares.
+
+A :class:`JobPlan` holds only what planning the job knows: the objects a new job needs. What
+the cluster's facts make of them (:mod:`raygang.lifecycle`) and whether Volcano admits the
+gang (:mod:`raygang.preflight`) sit beside it in the planning pass's record of the job
+(:class:`raygang.plan.PlannedJob`), so nothing here refers to the layers above.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from raygang.kube.objects import ObjectIdentity
 from raygang.kuberay import manifests
 from raygang.kuberay.gang import Gang
 from raygang.kuberay.settings import JobSettings
 from raygang.rayjob.spec import RayJobInput
-
-if TYPE_CHECKING:
-    # Results of the layers above, attached to the plan once they are computed; imported for
-    # the types only (import-linter leaves type-checking imports out of the layers contract).
-    from raygang.lifecycle.model import Lifecycle
-    from raygang.preflight.result import PreflightResult
 
 __all__ = ["JobPlan", "PlannedResource"]
 
@@ -49,22 +48,18 @@ class PlannedResource(ObjectIdentity):
 
 @dataclass(frozen=True, slots=True)
 class JobPlan:
-    """Everything raygang will create for one RayJob, in creation order.
+    """Everything raygang creates for one RayJob as a new job, in creation order.
 
     Attributes:
         item: the input.
         settings: the effective job settings (stack defaults plus annotations).
         gang: the gang under the chosen accounting.
         kuberay_gang: the gang KubeRay's adapter would compute, for comparison.
-        submission_id: the Ray job submission ID.
+        submission_id: the Ray job submission ID of the first attempt (the base one).
         dashboard_address: ``<svc>.<ns>.svc.<domain>:<port>`` of the head.
         queue: the PodGroup's queue (None: Volcano's ``default``).
         queue_declared: True when the stack creates that queue.
         resources: the objects to create, in creation order.
-        lifecycle: what the cluster reports and what the next ``up`` does about it
-            (:mod:`raygang.lifecycle`); None when no facts were gathered.
-        preflight: whether Volcano will admit and place the gang
-            (:mod:`raygang.preflight.run`); None until preflight has run.
     """
 
     item: RayJobInput
@@ -76,8 +71,6 @@ class JobPlan:
     queue: str | None
     queue_declared: bool
     resources: tuple[PlannedResource, ...]
-    lifecycle: Lifecycle | None = None
-    preflight: PreflightResult | None = None
 
     @property
     def name(self) -> str:
@@ -108,22 +101,6 @@ class JobPlan:
     def dashboard_url(self) -> str:
         """The head's dashboard URL, with scheme."""
         return f"http://{self.dashboard_address}"
-
-    @property
-    def declared_min_member(self) -> int:
-        """The PodGroup's ``minMember`` as declared now (0 once the job's cleanup zeroed it)."""
-        podgroup = self.resource("podgroup")
-        if podgroup is None:
-            return 0
-        return int(podgroup.manifest["spec"].get("minMember", 0))
-
-    @property
-    def declared_min_resources(self) -> dict[str, str]:
-        """The PodGroup's ``minResources`` as declared now, canonical strings."""
-        podgroup = self.resource("podgroup")
-        if podgroup is None:
-            return {}
-        return dict(podgroup.manifest["spec"].get("minResources") or {})
 
     def resource(self, role: str) -> PlannedResource | None:
         """The planned object with that role, if the plan has one."""

@@ -9,13 +9,12 @@ from typing import Any, TextIO
 
 from raygang.kube.quantity import format_resource_list
 from raygang.kube.secretkind import secret_keys
-from raygang.kuberay.jobplan import JobPlan
-from raygang.plan import Companion, StackPlan, generate_name_prefix
+from raygang.plan import Companion, PlannedJob, StackPlan, generate_name_prefix
 from raygang.render.order import companion_deps
 
 
-def _resources_of(plan: JobPlan, companions: Sequence[Companion]) -> list[dict[str, Any]]:
-    """The job's objects in creation order: its companions, then its own."""
+def _resources_of(job: PlannedJob, companions: Sequence[Companion]) -> list[dict[str, Any]]:
+    """The job's objects in creation order: its companions, then those this run declares."""
     refs = [c.ref for c in companions]
     rows: list[dict[str, Any]] = [
         {
@@ -29,7 +28,7 @@ def _resources_of(plan: JobPlan, companions: Sequence[Companion]) -> list[dict[s
         for c in companions
     ]
     spaces = [c.ref for c in companions if c.is_namespace]
-    for r in plan.resources:
+    for r in job.resources:
         deps = list(r.depends_on) + companion_deps(r.role, refs, spaces)
         rows.append(
             {
@@ -57,7 +56,8 @@ def _companion_document(companion: Companion) -> dict[str, Any]:
     return doc
 
 
-def _job_document(plan: JobPlan, companions: Sequence[Companion] = ()) -> dict[str, Any]:
+def _job_document(job: PlannedJob, companions: Sequence[Companion] = ()) -> dict[str, Any]:
+    plan = job.plan
     gang = plan.gang
     return {
         "name": plan.name,
@@ -68,8 +68,8 @@ def _job_document(plan: JobPlan, companions: Sequence[Companion] = ()) -> dict[s
         "accounting": str(gang.accounting),
         "podGroup": {
             "name": plan.podgroup_name,
-            "minMember": plan.declared_min_member,
-            "minResources": plan.declared_min_resources,
+            "minMember": job.declared_min_member,
+            "minResources": job.declared_min_resources,
             "queue": plan.queue,
             "priorityClassName": plan.priority_class,
         },
@@ -92,11 +92,11 @@ def _job_document(plan: JobPlan, companions: Sequence[Companion] = ()) -> dict[s
             "minResources": plan.kuberay_gang.min_resources_strings(),
         },
         "differences": list(gang.differences),
-        "submissionId": plan.submission_id,
+        "submissionId": job.submission_id,
         "dashboardUrl": plan.dashboard_url,
-        "lifecycle": plan.lifecycle.to_dict() if plan.lifecycle is not None else None,
-        "preflight": plan.preflight.to_dict() if plan.preflight is not None else None,
-        "resources": _resources_of(plan, companions),
+        "lifecycle": job.lifecycle.to_dict(),
+        "preflight": job.preflight.to_dict(),
+        "resources": _resources_of(job, companions),
     }
 
 
@@ -104,8 +104,8 @@ def plan_document(plan: StackPlan) -> dict[str, Any]:
     """The plan as the JSON document ``raygang plan --format json`` prints."""
     users: dict[str, list[str]] = {}
     for job in plan.jobs:
-        if job.queue is not None:
-            users.setdefault(job.queue, []).append(f"{job.namespace}/{job.name}")
+        if job.plan.queue is not None:
+            users.setdefault(job.plan.queue, []).append(f"{job.plan.namespace}/{job.plan.name}")
     declared = {q.name for q in plan.queues}
     queues = [
         {"name": q.name, "declared": True, "jobs": users.get(q.name, [])} for q in plan.queues

@@ -6,8 +6,7 @@ from collections.abc import Sequence
 
 from raygang.kube.quantity import format_resource_list
 from raygang.kube.secretkind import secret_keys
-from raygang.kuberay.jobplan import JobPlan
-from raygang.plan import Companion, StackPlan, generate_name_prefix
+from raygang.plan import Companion, PlannedJob, StackPlan, generate_name_prefix
 from raygang.render.order import companion_deps
 
 _WAITS = {"queue": "waits for Open", "raycluster": "waits for ready"}
@@ -21,7 +20,8 @@ def _table(rows: list[list[str]], indent: str) -> list[str]:
     ]
 
 
-def _job_table(plan: JobPlan, companions: Sequence[Companion] = ()) -> list[str]:
+def _job_table(job: PlannedJob, companions: Sequence[Companion] = ()) -> list[str]:
+    plan = job.plan
     gang = plan.gang
     names = sorted({k for s in gang.shares for k in s.per_pod} | set(gang.min_resources))
     prefix = generate_name_prefix(plan.item)
@@ -55,7 +55,7 @@ def _job_table(plan: JobPlan, companions: Sequence[Companion] = ()) -> list[str]
     lines += _table(rows, "    ")
     resources = ", ".join(f"{k} {v}" for k, v in gang.min_resources_strings().items()) or "{}"
     lines.append(f"  minResources  {resources}")
-    declared = (plan.declared_min_member, plan.declared_min_resources)
+    declared = (job.declared_min_member, job.declared_min_resources)
     if declared != (gang.min_member, gang.min_resources_strings()):
         now = ", ".join(f"{k} {v}" for k, v in declared[1].items()) or "{}"
         lines.append(f"  declared now  minMember {declared[0]}, minResources {now} (lifecycle)")
@@ -72,11 +72,9 @@ def _job_table(plan: JobPlan, companions: Sequence[Companion] = ()) -> list[str]
             )
             lines.append(f"  vs kuberay    minMember {kuberay.min_member}, {theirs}")
             lines += [f"                - {d}" for d in gang.differences]
-    if plan.preflight is not None:
-        lines += plan.preflight.table_lines()
-    if plan.lifecycle is not None:
-        lines += [f"  {line}" for line in plan.lifecycle.table_lines()]
-    lines.append(f"  submission    {plan.submission_id}")
+    lines += job.preflight.table_lines()
+    lines += [f"  {line}" for line in job.lifecycle.table_lines()]
+    lines.append(f"  submission    {job.submission_id}")
     lines.append(f"  dashboard     {plan.dashboard_url}")
     lines.append("  create order")
     index = 0
@@ -95,7 +93,7 @@ def _job_table(plan: JobPlan, companions: Sequence[Companion] = ()) -> list[str]
         lines.append(f"    {index}. {companion.kind}/{where}{companion.name}  ({note})")
     refs = [c.ref for c in companions]
     spaces = [c.ref for c in companions if c.is_namespace]
-    for offset, resource in enumerate(plan.resources, start=index + 1):
+    for offset, resource in enumerate(job.resources, start=index + 1):
         wait = _WAITS.get(resource.role, "")
         deps = list(resource.depends_on) + companion_deps(resource.role, refs, spaces)
         after = f"after {', '.join(deps)}" if deps else ""
