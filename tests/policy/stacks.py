@@ -41,7 +41,7 @@ def shipped_stack(stack: str) -> list[StackResource]:
     queues: dict[str, StackResource] = {}
     children: list[StackResource] = []
     for job in plan.jobs:
-        key = f"{job.namespace}/{job.name}"
+        key = f"{job.plan.namespace}/{job.plan.name}"
         for planned in job.resources:
             doc = copy.deepcopy(dict(planned.manifest))
             if planned.role == "queue":
@@ -53,7 +53,7 @@ def shipped_stack(stack: str) -> list[StackResource]:
             if planned.owned:
                 doc["metadata"] = dict(doc["metadata"])
                 doc["metadata"]["ownerReferences"] = [
-                    {"apiVersion": "v1", "kind": "ConfigMap", "name": job.name, "uid": UNKNOWN}
+                    {"apiVersion": "v1", "kind": "ConfigMap", "name": job.plan.name, "uid": UNKNOWN}
                 ]
             children.append(resource(doc, f"{key}-{planned.role}", "raygang:index:RayJobGang"))
     return [*queues.values(), *children]
