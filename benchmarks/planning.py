@@ -1,6 +1,6 @@
 """How planning grows: the planning pass timed in jobs and in nodes, in this process.
 
-``raygang.pipeline.plan_everything`` is what ``raygang plan`` and the Pulumi program run: the
+``raygang.plan_everything`` is what ``raygang plan`` and the Pulumi program run: the
 plan, the lifecycle decision and the preflight of every job. Each point is the loaded
 documents planned against a cluster snapshot and written as JSON (the inputs are read
 before the clock starts); the growth exponent is the least-squares slope of log(time) on

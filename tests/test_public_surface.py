@@ -92,3 +92,23 @@ def test_the_program_and_the_benchmarks_use_only_public_names(path: Path) -> Non
         if m not in ("raygang", "raygang.testing") and (relative, m) not in STILL_INTERNAL
     }
     assert not internal, f"{relative} imports internal modules {sorted(internal)}"
+
+
+PACKAGE = REPO / "components" / "raygang"
+
+
+@pytest.mark.parametrize(
+    "path",
+    sorted(
+        p
+        for p in [*PACKAGE.glob("*.py"), *PACKAGE.glob("*/__init__.py")]
+        # the package itself and the mocks are public; `python -m raygang` is the CLI
+        if p.relative_to(PACKAGE).as_posix() not in ("__init__.py", "testing.py", "__main__.py")
+    ),
+    ids=lambda p: str(p.relative_to(PACKAGE)),
+)
+def test_every_other_module_says_it_is_internal(path: Path) -> None:
+    """Only ``raygang`` itself and ``raygang.testing`` are public: each top-level module and
+    sub-package says it is internal, so no user takes its names for the surface."""
+    doc = ast.get_docstring(ast.parse(path.read_text(), str(path))) or ""
+    assert "Internal:" in doc, f"{path.relative_to(PACKAGE)} does not say it is internal"

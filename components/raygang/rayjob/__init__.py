@@ -2,4 +2,7 @@
 
 Follows KubeRay v1.7.0's ``ray-operator/apis/ray/v1/rayjob_types.go`` and
 ``ray-operator/controllers/ray/utils/validation.go``.
+
+Internal: not part of raygang's public surface (the names ``raygang`` exports); everything
+in this package may change without notice.
 """
