@@ -11,6 +11,7 @@ from raygang import (
     config_value,
     create_companions,
     internal_error,
+    live_cluster_scoped,
     live_snapshot,
     load_files,
     plan_everything,
@@ -39,11 +40,18 @@ def main() -> None:
         if unknown:
             raise SpecError(unknown)
         settings = settings_from_getter(lambda key: _config_value(config, key), source)
+        live = settings.live_facts and not settings.cluster_snapshot
         docs = load_files(
-            [Path(m) for m in settings.manifests], settings.jobs, settings.queues, base=here
+            [Path(m) for m in settings.manifests],
+            settings.jobs,
+            settings.queues,
+            base=here,
+            # With live facts, the cluster's discovery says which companion kinds take no
+            # namespace, beyond raygang's documented list.
+            cluster_scoped=live_cluster_scoped() if live else (),
         )
         snapshot = None
-        if settings.live_facts and not settings.cluster_snapshot:
+        if live:
             # Gather facts from the cluster itself, as KubeRay's controller does each loop.
             snapshot = live_snapshot(sorted({job.namespace for job in docs.jobs}))
         plan = plan_everything(docs, settings, base=here, snapshot=snapshot)

@@ -57,6 +57,21 @@ def test_other_kinds_are_companions_of_the_files_jobs() -> None:
     assert companion.manifest["metadata"] == {"name": "code", "namespace": "default"}
 
 
+def test_a_kind_the_clusters_discovery_calls_cluster_scoped_gets_no_namespace(
+    tmp_path: Path,
+) -> None:
+    # A CRD's kind raygang's documented list cannot know: namespaced by default, as
+    # `kubectl apply` would refuse to guess; cluster-scoped when discovery says so.
+    widget = {"apiVersion": "example.com/v1", "kind": "ClusterWidget", "metadata": {"name": "w"}}
+    path = tmp_path / "job.yaml"
+    path.write_text("---\n".join(_doc(d) for d in (rayjob(), widget)))
+    (guessed,) = load_files([path]).companions
+    assert guessed.manifest["metadata"] == {"name": "w", "namespace": "default"}
+    scoped = frozenset({("example.com", "ClusterWidget")})
+    (known,) = load_files([path], cluster_scoped=scoped).companions
+    assert known.manifest["metadata"] == {"name": "w"}
+
+
 def test_a_queue_only_file_is_accepted(tmp_path: Path) -> None:
     path = tmp_path / "queues.yaml"
     path.write_text("apiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata: {name: q}\n")

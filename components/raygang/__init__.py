@@ -11,9 +11,9 @@ and what ``raygang plan`` and the repository's ``__main__.py`` share: the stack'
 (``settings_from_getter``, ``config_value``, ``unknown_key_problems``, ``read_stack_file``),
 the planning pass (``plan_everything``, ``preflight_gate``) and its result (a ``StackPlan``
 whose ``jobs`` are ``PlannedJob`` records: each job's plan, lifecycle and preflight), the
-cluster's state (``live_snapshot``, ``snapshot_from_objects``), the CLI's outputs
-(``render_table``, ``render_yaml``, ``write_json``) and the error types (``SpecError``,
-which holds every ``Problem`` found, and ``internal_error``).
+cluster's state (``live_snapshot``, ``live_cluster_scoped``, ``snapshot_from_objects``), the
+CLI's outputs (``render_table``, ``render_yaml``, ``write_json``) and the error types
+(``SpecError``, which holds every ``Problem`` found, and ``internal_error``).
 
 Every name is imported on first use (PEP 562), so ``import raygang`` imports nothing, the
 pure planning modules (and ``raygang plan``) never import the Pulumi SDK, and only the
@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from raygang.kube.snapshot import ClusterSnapshot, load_snapshot, snapshot_from_objects
     from raygang.kuberay.gang import Accounting
     from raygang.kuberay.settings import JobSettings
-    from raygang.lifecycle.facts.live import live_snapshot
+    from raygang.lifecycle.facts.live import live_cluster_scoped, live_snapshot
     from raygang.loader import Documents, load_documents, load_files, load_rayjob_document
     from raygang.pipeline import Gate, plan_everything, preflight_gate
     from raygang.plan import PlannedJob, StackPlan
@@ -75,6 +75,7 @@ _HOMES = {
     "ClusterSnapshot": "raygang.kube.snapshot",
     "load_snapshot": "raygang.kube.snapshot",
     "snapshot_from_objects": "raygang.kube.snapshot",
+    "live_cluster_scoped": "raygang.lifecycle.facts.live",
     "live_snapshot": "raygang.lifecycle.facts.live",
     # the planning pass shared by `raygang plan` and the Pulumi program, and its result
     "Gate": "raygang.pipeline",
@@ -110,6 +111,7 @@ __all__ = [
     "create_companion",
     "create_companions",
     "internal_error",
+    "live_cluster_scoped",
     "live_snapshot",
     "load_documents",
     "load_files",

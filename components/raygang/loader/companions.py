@@ -11,7 +11,7 @@ jobs of both; declared differently, it is an error. Stack config holds RayJobs o
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from raygang.kube.errors import MapKey, Problem, describe_hidden, describe_value, field_path
@@ -131,8 +131,14 @@ def group_of(api_version: str) -> str:
 def companions(
     found: Sequence[tuple[str, str, Mapping[str, Any]]],
     jobs_by_group: Mapping[str, Sequence[RayJobInput]],
+    cluster_scoped: Collection[tuple[str, str]] = (),
 ) -> tuple[list[Companion], list[Problem]]:
-    """Companions with their namespace and jobs; one per object, whichever files declare it."""
+    """Companions with their namespace and jobs; one per object, whichever files declare it.
+
+    ``cluster_scoped`` adds (group, kind) pairs to the documented list
+    (:data:`~raygang.plan.CLUSTER_SCOPED_KINDS`): what the API server's discovery reports
+    when live facts are on.
+    """
     problems: list[Problem] = []
     by_key: dict[tuple[str, str, str, str], Companion] = {}
     for source, group, doc in found:
@@ -148,8 +154,10 @@ def companions(
             continue
         jobs = jobs_by_group.get(group, ())
         meta = dict(doc["metadata"])
-        cluster_scoped = (group_of(doc["apiVersion"]), doc["kind"]) in CLUSTER_SCOPED_KINDS
-        if "namespace" not in meta and not cluster_scoped:
+        scope = (group_of(doc["apiVersion"]), doc["kind"])
+        if "namespace" not in meta and not (
+            scope in CLUSTER_SCOPED_KINDS or scope in cluster_scoped
+        ):
             spaces = sorted({j.namespace for j in jobs}) or ["default"]
             if len(spaces) > 1:
                 problems.append(

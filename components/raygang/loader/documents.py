@@ -8,7 +8,7 @@ then classified and parsed; problems in every document are collected before rais
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -73,8 +73,14 @@ def file_of(source: str) -> str:
     return _DOCUMENT_SUFFIX.sub("", source)
 
 
-def load_entries(entries: Iterable[tuple[str, str, object]]) -> Documents:
-    """Parse and check ``(source, group, object)`` entries; a group is the input's file."""
+def load_entries(
+    entries: Iterable[tuple[str, str, object]], cluster_scoped: Collection[tuple[str, str]] = ()
+) -> Documents:
+    """Parse and check ``(source, group, object)`` entries; a group is the input's file.
+
+    ``cluster_scoped``: (group, kind) pairs the cluster's discovery reports cluster-scoped,
+    beyond the documented list; their companions get no namespace.
+    """
     jobs: list[RayJobInput] = []
     groups: dict[str, list[RayJobInput]] = {}
     queues: dict[str, QueueDecl] = {}
@@ -110,7 +116,7 @@ def load_entries(entries: Iterable[tuple[str, str, object]]) -> Documents:
                 groups.setdefault(group, []).append(jobs[-1])
         except SpecError as exc:
             problems.extend(exc.problems)
-    companions_found, found = companions(others, groups)
+    companions_found, found = companions(others, groups, cluster_scoped)
     problems.extend(found)
     problems.extend(duplicate_jobs(jobs))
     if problems:

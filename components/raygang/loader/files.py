@@ -9,7 +9,7 @@ order of the inputs, files first.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +36,7 @@ def load_files(
     inline_jobs: Sequence[object] = (),
     inline_queues: Sequence[object] = (),
     base: Path | None = None,
+    cluster_scoped: Collection[tuple[str, str]] = (),
 ) -> Documents:
     """Load YAML files and inline stack-config objects together.
 
@@ -45,6 +46,9 @@ def load_files(
         inline_queues: Queue objects from ``raygang:queues``.
         base: the project directory; sources are named relative to it, so messages and
             plans read the same on every checkout.
+        cluster_scoped: (API group, kind) pairs the cluster reports cluster-scoped
+            (:func:`raygang.live_cluster_scoped`), beyond the documented list: companions of
+            those kinds get no namespace.
 
     Returns:
         Everything the inputs declare.
@@ -85,7 +89,7 @@ def load_files(
         if (label := f"stack config raygang:jobs[{i}]")
     ]
     try:
-        result = load_entries(docs)
+        result = load_entries(docs, cluster_scoped)
     except SpecError as exc:
         problems.extend(exc.problems)
     if problems:

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import importlib.util
+import types
 from typing import Any
 
 import pytest
 from raygang.lifecycle.facts.gather import gather_facts
-from raygang.lifecycle.facts.live import live_snapshot
+from raygang.lifecycle.facts.live import live_cluster_scoped, live_snapshot
 
 from tests.lifecycle.facts.conftest import fixture_objects
 
@@ -33,7 +34,12 @@ class ResourceNotFoundError(Exception):
 class _FakeKubernetes:
     """The slice of the kubernetes client live_snapshot uses, over fixture objects."""
 
-    def __init__(self, objects: list[dict[str, Any]], missing: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self,
+        objects: list[dict[str, Any]],
+        missing: tuple[str, ...] = (),
+        discovered: tuple[Any, ...] = (),
+    ) -> None:
         self.calls: list[tuple[str, str, str, str]] = []
         fake = self
 
@@ -61,6 +67,9 @@ class _FakeKubernetes:
                 return _Listing(items)
 
         class Resources:
+            def search(self) -> list[Any]:
+                return list(discovered)
+
             def get(self, api_version: str, kind: str) -> Resource:
                 if kind in missing:
                     raise ResourceNotFoundError(kind)
@@ -139,3 +148,26 @@ def test_live_snapshot_reads_only_the_operators_refusals_of_a_raycluster() -> No
 def test_live_snapshot_without_the_client_says_what_to_do() -> None:
     with pytest.raises(RuntimeError, match="pip install kubernetes"):
         live_snapshot(["ml"])
+
+
+def _discovered(group: str, kind: str, name: str, namespaced: bool) -> Any:
+    return types.SimpleNamespace(group=group, kind=kind, name=name, namespaced=namespaced)
+
+
+def test_live_cluster_scoped_reads_the_discovery_s_cluster_scoped_kinds() -> None:
+    fake = _FakeKubernetes(
+        [],
+        discovered=(
+            _discovered("", "Node", "nodes", False),
+            _discovered("cert-manager.io", "ClusterIssuer", "clusterissuers", False),
+            _discovered("", "Pod", "pods", True),
+            # A subresource of a cluster-scoped kind is not a kind of its own.
+            _discovered("", "Node", "nodes/status", False),
+            _discovered("example.com", "Widget", "widgets", True),
+        ),
+    )
+    assert live_cluster_scoped(context="prod", kubernetes=fake) == {
+        ("", "Node"),
+        ("cert-manager.io", "ClusterIssuer"),
+    }
+    assert fake.context == "prod"

@@ -20,7 +20,7 @@ from raygang.kuberay.manifests import MANAGED_BY_LABEL
 from raygang.lifecycle.facts.fields import as_list, as_mapping
 from raygang.lifecycle.facts.gather import REFUSED_REASON
 
-__all__ = ["LIVE_KINDS", "live_snapshot"]
+__all__ = ["LIVE_KINDS", "live_cluster_scoped", "live_snapshot"]
 
 #: The kinds lifecycle facts need, as (apiVersion, kind, label selector, field selector).
 #: ConfigMaps and Pods are listed by label (records, head pods) and Events by reason, so a
@@ -56,15 +56,7 @@ def live_snapshot(
     Raises:
         RuntimeError: the ``kubernetes`` package is not installed.
     """
-    if kubernetes is None:
-        try:
-            kubernetes = importlib.import_module("kubernetes")
-            importlib.import_module("kubernetes.dynamic")
-        except ImportError:
-            raise RuntimeError(
-                "reading the cluster needs the kubernetes package (pip install kubernetes); "
-                "or pass a snapshot file written by kubectl get ... -o yaml"
-            ) from None
+    kubernetes = _client(kubernetes)
     api_client = kubernetes.config.new_client_from_config(context=context)
     dynamic = kubernetes.dynamic.DynamicClient(api_client)
     objects: list[Mapping[str, Any]] = []
@@ -84,3 +76,45 @@ def live_snapshot(
                 # List items carry no kind or apiVersion; the snapshot index needs both.
                 objects.append({**as_mapping(item), "apiVersion": api_version, "kind": kind})
     return snapshot_from_objects(objects, "live")
+
+
+def live_cluster_scoped(
+    *, context: str | None = None, kubernetes: Any = None
+) -> frozenset[tuple[str, str]]:
+    """The (API group, kind) pairs the cluster's discovery reports cluster-scoped.
+
+    A companion of such a kind gets no namespace (``metadata.namespace`` on a
+    cluster-scoped object is an error for ``kubectl apply`` and the Pulumi provider); without
+    live facts raygang knows only its documented list
+    (:data:`raygang.plan.CLUSTER_SCOPED_KINDS`). Subresources (``pods/status``) are left out.
+
+    Args:
+        context: the kubeconfig context; None for the current one.
+        kubernetes: the ``kubernetes`` module to use (tests pass a stand-in); imported
+            when None.
+
+    Raises:
+        RuntimeError: the ``kubernetes`` package is not installed.
+    """
+    client = _client(kubernetes)
+    dynamic = client.dynamic.DynamicClient(client.config.new_client_from_config(context=context))
+    return frozenset(
+        (str(r.group or ""), str(r.kind))
+        for r in dynamic.resources.search()
+        if getattr(r, "namespaced", True) is False and "/" not in str(getattr(r, "name", ""))
+    )
+
+
+def _client(kubernetes: Any) -> Any:
+    """The ``kubernetes`` module given, else imported (it is not a dependency of raygang)."""
+    if kubernetes is not None:
+        return kubernetes
+    try:
+        module = importlib.import_module("kubernetes")
+        importlib.import_module("kubernetes.dynamic")
+    except ImportError:
+        raise RuntimeError(
+            "reading the cluster needs the kubernetes package (pip install kubernetes); "
+            "or pass a snapshot file written by kubectl get ... -o yaml"
+        ) from None
+    return module
