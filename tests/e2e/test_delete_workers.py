@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 import yaml
+from raygang import live_cluster_scoped
 from raygang_localcluster import LocalCluster, LocalPulumi, wait_until
 
 from tests.e2e.conftest import make_pulumi
@@ -115,6 +116,16 @@ def _refusals(cluster: LocalCluster) -> list[Any]:
 
 def _groups(cluster: LocalCluster) -> list[Any]:
     return list(cluster.get("rayclusters.ray.io", JOB, "-n", NS)["spec"]["workerGroupSpecs"])
+
+
+def test_0_discovery_names_the_cluster_scoped_kinds(
+    cluster: LocalCluster, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # What the program asks with raygang:liveFacts before it loads the companions.
+    monkeypatch.setenv("KUBECONFIG", str(cluster.kubeconfig))
+    scoped = live_cluster_scoped()
+    assert {("", "Node"), ("", "Namespace"), ("scheduling.volcano.sh", "Queue")} <= scoped
+    assert ("", "Pod") not in scoped and ("ray.io", "RayCluster") not in scoped
 
 
 def test_a_the_job_runs_and_succeeds(workers: LocalPulumi, cluster: LocalCluster) -> None:
