@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from raygang.volcano.actions._nodechoice import NodeChoice
 from raygang.volcano.api import ZERO, Node, Num, Res, Task, fits_in, short_on_node
 from raygang.volcano.framework import QueueGate, Session
 
@@ -67,7 +68,8 @@ def best_node(task: Task, nodes: Sequence[Node], session: Session) -> int | None
 
     Every node is predicated and every feasible one ranked (:func:`node_rank`), the best
     taken. Volcano's ``SelectBestNodeAndScore`` picks among equal scores at random; here
-    the first node in name order wins.
+    the first node in name order wins. The specification of the private
+    :class:`~raygang.volcano.actions._nodechoice.NodeChoice` the placements below use.
     """
     best: tuple[tuple[int, int], int] | None = None
     for index, node in enumerate(nodes):
@@ -124,6 +126,8 @@ def place_gang(
     ready = already_ready
     pipelined = 0
     placed_total: Res = {}
+    # best_node's answers, each node ranked once per kind of pod (see _nodechoice).
+    choice = NodeChoice(lambda task, node: node_rank(task, node, session))
     for task in tasks:
         if ready >= min_member:
             break
@@ -138,7 +142,7 @@ def place_gang(
             continue
         if task.group in failed_groups:
             continue  # a role that failed predicates is not retried this session
-        index = best_node(task, nodes, session)
+        index = choice.best(task, nodes)
         if index is None:
             failed_groups.add(task.group)
             if outcome.failed is None:
@@ -171,10 +175,11 @@ def place_singly(
     Each pod is a gang of one; BestEffort pods are left to backfill.
     """
     placed: list[str] = []
+    choice = NodeChoice(lambda task, node: node_rank(task, node, session))
     for task in tasks:
         if task.best_effort:
             continue
-        index = best_node(task, nodes, session)
+        index = choice.best(task, nodes)
         if index is None:
             return placed, task, fit_errors(task, nodes, session)
         place_on(nodes, index, task)

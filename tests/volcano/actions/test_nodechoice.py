@@ -1,0 +1,116 @@
+"""The private node choice (``actions/_nodechoice.py``) agrees with its specification,
+``best_node``: the same node for every pod of a simulation, whatever the ties, taints,
+selectors, cordons, full nodes and terminating pods, and so the same gangs placed."""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+from collections.abc import Sequence
+from unittest import mock
+
+from hypothesis import given
+from hypothesis import strategies as st
+from raygang.volcano.actions import allocate
+from raygang.volcano.actions._nodechoice import NodeChoice
+from raygang.volcano.actions.allocate import (
+    best_node,
+    node_rank,
+    place_gang,
+    place_on,
+    place_singly,
+)
+from raygang.volcano.api import Node, Placement, Task
+from raygang.volcano.conf import open_session
+from raygang.volcano.framework import Session
+
+from tests.volcano.conftest import ENGINE, GI, gangs, kinds, nodes, outcome_of, state
+
+SESSION = open_session()
+
+
+@st.composite
+def clusters(draw: st.DrawFn) -> list[Node]:
+    """Random nodes, some of them twins of an earlier one under another name (equal ranks,
+    so ties are decided by the index alone)."""
+    base = draw(nodes())
+    twins = draw(st.lists(st.integers(0, len(base) - 1), max_size=4))
+    out = list(base)
+    for number, index in enumerate(twins):
+        out.append(dataclasses.replace(base[index].copy(), name=f"twin-{number}"))
+    return out
+
+
+class PlainChoice:
+    """``best_node`` itself (over ``SESSION``), behind ``NodeChoice``'s interface."""
+
+    def __init__(self, rank: object) -> None:
+        del rank
+
+    def best(self, task: Task, nodes: Sequence[Node]) -> int | None:
+        return best_node(task, nodes, SESSION)
+
+
+def _choice(session: Session) -> NodeChoice:
+    return NodeChoice(lambda task, node: node_rank(task, node, session))
+
+
+class TestAgreesWithBestNode:
+    @ENGINE
+    @given(data=st.data())
+    def test_every_pod_of_a_simulation(self, data: st.DataObject) -> None:
+        base = data.draw(clusters())
+        tasks = data.draw(kinds())
+        # Equal but distinct task objects are kinds of their own: ranked alike.
+        tasks += [dataclasses.replace(t) for t in tasks[:1]]
+        pods = data.draw(gangs(tasks, most=8))
+        order = data.draw(st.permutations(range(len(pods))))
+        before = copy.deepcopy(state(base))
+        work = list(base)
+        choice = _choice(SESSION)
+        for step, position in enumerate(order):
+            task = pods[position]
+            got = choice.best(task, work)
+            assert got == best_node(task, work, SESSION)
+            if got is not None:
+                place_on(work, got, task)
+            if data.draw(st.integers(0, 9)) == 0:
+                # Statement.Discard: the list restored to the nodes given.
+                work[:] = base
+            elif step % 3 == 2 and len(work) > 1:
+                # Another node object in some place (the bookkeeping sees objects only).
+                index = data.draw(st.integers(0, len(work) - 1))
+                other = data.draw(st.integers(0, len(work) - 1))
+                work[index] = dataclasses.replace(work[other].copy(), name=work[index].name)
+        assert state(base) == before
+
+    def test_no_nodes_or_every_node_refusing(self) -> None:
+        task = Task("head", "h", "head-*", {"cpu": 1000, "pods": 1}, Placement())
+        room = {"cpu": 8000, "memory": 8 * GI, "pods": 110}
+        cordoned = Node("a", room, dict(room), {}, {}, (), True)
+        full = Node("b", room, {**room, "cpu": 500}, {}, {}, (), False)
+        assert _choice(SESSION).best(task, []) is None
+        assert _choice(SESSION).best(task, [cordoned, full]) is None
+        assert best_node(task, [cordoned, full], SESSION) is None
+
+
+class TestPlacementsUnchanged:
+    @ENGINE
+    @given(data=st.data())
+    def test_place_gang_and_place_singly(self, data: st.DataObject) -> None:
+        base = data.draw(clusters())
+        gang = data.draw(gangs(data.draw(kinds()), most=8))
+        min_member = data.draw(st.integers(0, len(gang)))
+        whole = data.draw(st.booleans())
+        results = []
+        for chooser in (PlainChoice, None):
+            nodes_ = list(copy.deepcopy(base))
+            with mock.patch.object(allocate, "NodeChoice", chooser or allocate.NodeChoice):
+                outcome = place_gang(gang, nodes_, min_member, SESSION, whole_gang=whole)
+                after_gang = state(nodes_)
+                singly = place_singly(gang, nodes_, SESSION)
+            failed = singly[1].label if singly[1] is not None else None
+            results.append(
+                (outcome_of(outcome), after_gang, singly[0], failed, singly[2], state(nodes_))
+            )
+        assert results[0] == results[1]
