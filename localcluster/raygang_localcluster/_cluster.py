@@ -14,11 +14,13 @@ from __future__ import annotations
 import atexit
 import base64
 import json
+import os
 import shutil
+import signal
 import ssl
 import subprocess
 import tempfile
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -29,6 +31,7 @@ from raygang_localcluster._flags import (
     apiserver_args,
     controller_manager_args,
     etcd_args,
+    flag_value,
     kwok_args,
     ray_operator_args,
     volcano_controller_manager_args,
@@ -43,6 +46,18 @@ from raygang_localcluster._versions import Versions, read_versions
 from raygang_localcluster._webhooks import webhook_configurations
 
 _START_TIMEOUT_S = 90.0
+
+# What a test may stop and start again (a fault): every component but etcd, whose data is the
+# cluster.
+RESTARTABLE = (
+    "kube-apiserver",
+    "kube-controller-manager",
+    "kwok",
+    "vc-webhook-manager",
+    "vc-controller-manager",
+    "vc-scheduler",
+    "ray-operator",
+)
 
 
 class LocalCluster:
@@ -76,6 +91,8 @@ class LocalCluster:
         self._sup = Supervisor(self.logs)
         self._certs: Certificates | None = None
         self._atexit = False
+        # How each restartable component shows it serves again after start_component.
+        self._serving: dict[str, Callable[[], bool]] = {}
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -124,8 +141,49 @@ class LocalCluster:
             shutil.rmtree(self.workdir, ignore_errors=True)
 
     def check(self) -> None:
-        """Raise :class:`ClusterError` naming a component that has died, with its log."""
+        """Raise :class:`ClusterError` naming a component that has died, with its log (one
+        stopped by :meth:`stop_component` is not reported)."""
         self._sup.check()
+
+    # -- faults ----------------------------------------------------------------------------
+
+    def stop_component(self, name: str) -> None:
+        """Stop one component (SIGTERM, then SIGKILL after a grace period), as a crash or an
+        outage would take it away; :meth:`start_component` brings it back."""
+        self._sup.stop_one(self._restartable(name))
+
+    def kill_component(self, name: str) -> None:
+        """SIGKILL one component: no graceful shutdown, as the OOM killer would."""
+        process = self._sup.find(self._restartable(name))
+        if process.alive():
+            os.killpg(process.popen.pid, signal.SIGKILL)
+            process.popen.wait(timeout=30)
+        process.stopped = True
+
+    def start_component(self, name: str) -> None:
+        """Start a stopped component again with the same flags, ports and files; return once
+        it serves (its health or readiness endpoint, as at start)."""
+        process = self._sup.restart(self._restartable(name))
+        self._sup.wait(process, self._serving[name], timeout=self.start_timeout,
+                       what="serving again")  # fmt: skip
+
+    def running(self, name: str) -> bool:
+        """Whether the component's process is alive now."""
+        return self._sup.find(name).alive()
+
+    def delete_node(self, name: str, timeout: float = 60.0) -> None:
+        """Delete a kwok node, as when a machine is removed; return once the API server no
+        longer has it. Its pods are left to the control plane."""
+        self.kubectl("delete", "node", name, "--wait=true", timeout=timeout)
+        self.nodes = tuple(n for n in self.nodes if n.name != name)
+
+    def _restartable(self, name: str) -> str:
+        if name not in RESTARTABLE:
+            raise ClusterError(name, None, f"not a component a test may stop: one of "
+                               f"{', '.join(RESTARTABLE)}")  # fmt: skip
+        if name not in self._serving:
+            raise ClusterError(name, None, "not started by this cluster")
+        return name
 
     # -- clients ---------------------------------------------------------------------------
 
@@ -199,8 +257,8 @@ class LocalCluster:
             "kube-apiserver",
             apiserver_args(self._exe("kube-apiserver"), etcd_url, port, c, self.workdir / "pki"),
         )
-        self._sup.wait(p, lambda: http(f"{self.server}/readyz", self._tls()) == b"ok",
-                       timeout=self.start_timeout)  # fmt: skip
+        self._serving[p.name] = lambda: http(f"{self.server}/readyz", self._tls()) == b"ok"
+        self._sup.wait(p, self._serving[p.name], timeout=self.start_timeout)
 
     def _write_kubeconfig(self) -> None:
         write_kubeconfig(self.kubeconfig, self.server, self._need_certs())
@@ -215,6 +273,10 @@ class LocalCluster:
                 c,
                 self.workdir / "pki" / "kcm",
             ),
+        )
+        port = flag_value(p.argv, "--secure-port")
+        self._serving[p.name] = lambda: (
+            http(f"https://127.0.0.1:{port}/healthz", _no_verify()) == b"ok"
         )
         # The serviceaccount controller creating `default` proves the manager is working.
         self._sup.wait(
@@ -251,11 +313,13 @@ class LocalCluster:
                                "run `make tools`")  # fmt: skip
         config = self.workdir / "kwok.yaml"
         config.write_text("\n---\n".join(p.read_text() for p in stages))
-        self._sup.start(
+        p = self._sup.start(
             "kwok",
             kwok_args(self._exe("kwok"), self.kubeconfig, config),
             env={"HOME": str(self.workdir)},
         )
+        address = flag_value(p.argv, "--server-address")
+        self._serving[p.name] = lambda: http(f"http://{address}/healthz") == b"ok"
 
     def _start_webhooks(self) -> None:
         """Volcano's webhook-manager on loopback, registered as a real install registers it
@@ -270,8 +334,8 @@ class LocalCluster:
         )
         # Its health endpoint is served over TLS with the webhook's own certificate.
         trust = ssl.create_default_context(cafile=str(c.ca.cert))
-        self._sup.wait(p, lambda: http(f"https://127.0.0.1:{health}/healthz", trust) == b"ok",
-                       timeout=self.start_timeout)  # fmt: skip
+        self._serving[p.name] = lambda: http(f"https://127.0.0.1:{health}/healthz", trust) == b"ok"
+        self._sup.wait(p, self._serving[p.name], timeout=self.start_timeout)
 
     def _start_volcano(self) -> None:
         cm = self._sup.start(
@@ -284,6 +348,8 @@ class LocalCluster:
                 self._exe("vc-scheduler"), self.kubeconfig, self.workdir / "vc-cache-dump"
             ),
         )
+        for p in (cm, sched):
+            self._serving[p.name] = _healthz(p)
         # Volcano's queue controller opens the `default` queue the scheduler creates.
         self._sup.wait(
             sched,
@@ -292,7 +358,6 @@ class LocalCluster:
             what="opening the default queue",
         )
         self._sup.check()
-        del cm
 
     def _start_kuberay(self) -> None:
         probe = free_port()
@@ -301,8 +366,8 @@ class LocalCluster:
             ray_operator_args(self._exe("ray-operator"), probe, volcano=self.with_volcano),
             env={"KUBECONFIG": str(self.kubeconfig)},
         )
-        self._sup.wait(p, lambda: http(f"http://127.0.0.1:{probe}/readyz") == b"ok",
-                       timeout=self.start_timeout)  # fmt: skip
+        self._serving[p.name] = lambda: http(f"http://127.0.0.1:{probe}/readyz") == b"ok"
+        self._sup.wait(p, self._serving[p.name], timeout=self.start_timeout)
 
     # -- probes ----------------------------------------------------------------------------
 
@@ -354,3 +419,18 @@ class LocalCluster:
 
     def _process(self, name: str) -> Process | None:
         return next((p for p in self._sup.processes if p.name == name), None)
+
+
+def _healthz(process: Process) -> Callable[[], bool]:
+    """Volcano's health endpoint, at the address its command line names."""
+    address = flag_value(process.argv, "--healthz-address")
+    return lambda: http(f"http://{address}/healthz") == b"ok"
+
+
+def _no_verify() -> ssl.SSLContext:
+    """kube-controller-manager serves /healthz over TLS with a self-signed certificate of its
+    own; the probe reads only the word "ok"."""
+    ctx = ssl.create_default_context()
+    ctx.check_hostname = False
+    ctx.verify_mode = ssl.CERT_NONE
+    return ctx

@@ -6,6 +6,7 @@ another component or a probe needs is given by the caller.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from raygang_localcluster._certs import Certificates
@@ -125,7 +126,9 @@ def webhook_manager_args(
 
 
 def _volcano_common(kubeconfig: Path) -> list[str]:
-    return [f"--kubeconfig={kubeconfig}", "--leader-elect=false"]
+    # The health endpoint tells a restarted component is serving again (LocalCluster's
+    # start_component); Volcano serves it only when asked.
+    return [f"--kubeconfig={kubeconfig}", "--leader-elect=false", "--enable-healthz"]
 
 
 def volcano_controller_manager_args(exe: str, kubeconfig: Path) -> list[str]:
@@ -156,3 +159,12 @@ def ray_operator_args(exe: str, probe: int, *, volcano: bool) -> list[str]:
         "--enable-leader-election=false",
         *(["--batch-scheduler=volcano"] if volcano else []),
     ]
+
+
+def flag_value(argv: Sequence[str], flag: str) -> str:
+    """The value of ``--flag=value`` in a command line built here."""
+    prefix = f"{flag}="
+    for arg in argv:
+        if arg.startswith(prefix):
+            return arg[len(prefix) :]
+    raise KeyError(flag)

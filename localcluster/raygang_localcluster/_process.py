@@ -34,7 +34,10 @@ class Process:
     argv: Sequence[str]
     log: Path
     popen: subprocess.Popen[bytes]
+    env: Mapping[str, str] = field(default_factory=dict)
     started: float = field(default_factory=time.monotonic)
+    # Stopped on purpose (a fault a test injects): not a death `check` reports.
+    stopped: bool = False
 
     def alive(self) -> bool:
         return self.popen.poll() is None
@@ -66,6 +69,36 @@ class Supervisor:
     def start(
         self, name: str, argv: Sequence[str], *, env: Mapping[str, str] | None = None
     ) -> Process:
+        process = self._spawn(name, argv, env or {})
+        self.processes.append(process)
+        return process
+
+    def find(self, name: str) -> Process:
+        for p in self.processes:
+            if p.name == name:
+                return p
+        raise ClusterError(name, None, "not started by this cluster")
+
+    def stop_one(self, name: str) -> Process:
+        """Stop one process as :meth:`stop_all` would (SIGTERM, then SIGKILL), keeping its
+        command line for :meth:`restart`."""
+        process = self.find(name)
+        process.stop()
+        process.stopped = True
+        return process
+
+    def restart(self, name: str) -> Process:
+        """Start a stopped process again with the same command line and environment (so the
+        same ports and files), in its place in the stop order; its log goes on in the same
+        file."""
+        old = self.find(name)
+        if old.alive():
+            raise ClusterError(name, old.log, "still running: stop it before restarting it")
+        new = self._spawn(name, old.argv, old.env)
+        self.processes[self.processes.index(old)] = new
+        return new
+
+    def _spawn(self, name: str, argv: Sequence[str], env: Mapping[str, str]) -> Process:
         self.logs.mkdir(parents=True, exist_ok=True)
         log = self.logs / f"{name}.log"
         exe = Path(argv[0])
@@ -79,12 +112,10 @@ class Supervisor:
                 stdin=subprocess.DEVNULL,
                 stdout=out,
                 stderr=subprocess.STDOUT,
-                env={**os.environ, **(env or {})},
+                env={**os.environ, **env},
                 start_new_session=True,
             )
-        process = Process(name, argv, log, popen)
-        self.processes.append(process)
-        return process
+        return Process(name, argv, log, popen, dict(env))
 
     def wait(
         self,
@@ -112,7 +143,7 @@ class Supervisor:
     def check(self) -> None:
         """Raise if a process has died since it was started."""
         for p in self.processes:
-            if not p.alive():
+            if not p.stopped and not p.alive():
                 raise ClusterError(p.name, p.log, f"exited with code {p.popen.returncode}")
 
     def stop_all(self) -> None:
