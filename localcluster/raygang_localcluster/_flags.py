@@ -20,9 +20,11 @@ _SERVICE_CIDR = "10.96.0.0/16"
 # namespace deletion, the default ServiceAccount of each namespace, TTL of finished Jobs, the
 # kube-root-ca.crt ConfigMap that projected service-account volumes read, and node lifecycle
 # (it lifts the not-ready taint the API server puts on every new node once kwok reports it
-# Ready; without it nothing schedules).
+# Ready; without it nothing schedules), and the pod garbage collector (it deletes a pod bound
+# to a node that was deleted, as every real cluster does: the fault suite deletes a node).
 KCM_CONTROLLERS = (
     "node-lifecycle-controller",
+    "pod-garbage-collector-controller",
     "job-controller",
     "garbage-collector-controller",
     "namespace-controller",
