@@ -253,12 +253,27 @@ class Background:
         self.popen.send_signal(signal.SIGINT)
 
     def kill(self) -> None:
-        """SIGKILL to the CLI and the plugins it started (its session)."""
+        """SIGKILL to the CLI and every process of its session: the engine starts each plugin
+        (the kubernetes provider, the language host) in a process group of its own, so killing
+        the CLI's group alone left providers running."""
         if self.popen.poll() is None:
             os.killpg(self.popen.pid, signal.SIGKILL)
         self.popen.wait(timeout=60)
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(self.popen.pid, signal.SIGKILL)  # plugins left behind in its session
+        for pid in _session(self.popen.pid):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+
+
+def _session(sid: int) -> list[int]:
+    """The processes whose session is ``sid`` (Linux's /proc: field 6 of ``stat``)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError):
+            # The command name (field 2) is in parentheses and may hold spaces.
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            if int(fields[3]) == sid:
+                found.append(int(stat.parent.name))
+    return found
 
 
 def pending_operations(pulumi: LocalPulumi, stack: str) -> list[dict[str, Any]]:
