@@ -86,7 +86,10 @@ def rec(decided: Lifecycle) -> Mapping[str, str]:
 
 def pg_gang(decided: Lifecycle) -> tuple[int, dict[str, str]]:
     spec = res(decided, "podgroup")["spec"]
-    return spec["minMember"], dict(spec["minResources"])
+    # A zero minMember is left out (Go's omitempty; the API server stores none, so a declared
+    # 0 is a diff after `pulumi refresh`): absent means 0, a written 0 is a bug.
+    assert spec.get("minMember", None) != 0, spec
+    return spec.get("minMember", 0), dict(spec["minResources"])
 
 
 def _path(obj: Mapping[str, Any], path: str) -> Any:

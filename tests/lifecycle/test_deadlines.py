@@ -120,4 +120,4 @@ def test_a_cluster_never_ready_is_failed_at_its_pre_running_deadline(
         # queue any more, so a gang waiting in the same queue can be admitted.
         assert "raycluster" not in roles(decided)
         pg = res(decided, "podgroup")["spec"]
-        assert (pg.get("minMember"), pg.get("minResources")) == (0, {})
+        assert (pg.get("minMember"), pg.get("minResources")) == (None, {})  # 0 is left out

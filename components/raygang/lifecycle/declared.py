@@ -118,11 +118,19 @@ def run_resources(plan: JobPlan, sid: str, attempt: int) -> dict[str, PlannedRes
 def podgroup_with(
     resource: PlannedResource, min_member: int, min_resources: Mapping[str, str]
 ) -> PlannedResource:
-    """The PodGroup with this gang: ``minMember`` and ``minResources``."""
+    """The PodGroup with this gang: ``minMember`` and ``minResources``.
+
+    A ``minMember`` of 0 is left out, as Go's ``omitempty`` leaves it out of the PodGroup
+    KubeRay writes: the API server stores none, so a declared 0 would be a diff in every
+    preview after ``pulumi refresh`` (the fault suite found it). Absent reads as 0.
+    """
 
     def edit(manifest: dict[str, Any]) -> None:
         spec = manifest.setdefault("spec", {})
-        spec["minMember"] = min_member
+        if min_member:
+            spec["minMember"] = min_member
+        else:
+            spec.pop("minMember", None)
         spec["minResources"] = dict(min_resources)
 
     return with_manifest(resource, edit)

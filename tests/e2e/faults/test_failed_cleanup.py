@@ -63,11 +63,11 @@ def _pg(case: Case) -> tuple[Any, Any]:
 @pytest.mark.xfail(
     strict=True,
     reason=(
-        "raygang bug (lifecycle/declared.py, not fixed here: the lead is changing lifecycle/): "
-        "the cleaned-up job's PodGroup is declared with minMember 0, which the API server "
-        "omits, so after `pulumi refresh` every preview proposes `+ minMember: 0` (seen: "
-        "'no changes were expected for preview but changes were proposed'); and the PodGroup "
-        "is zeroed in the same `up` that deletes the RayCluster, before the deletion"
+        "open: the PodGroup is zeroed in the same `up` that deletes the RayCluster, so while a "
+        "finalizer blocks the deletion its pods still hold resources under a zeroed gang "
+        "(KubeRay's CleanupOnCompletion zeroes it as soon as the RayCluster has a "
+        "deletionTimestamp, too). The other half, a zero minMember declared and then a diff "
+        "after `pulumi refresh`, is fixed: converge() (refresh, then a clean preview) passes"
     ),
 )
 def test_g_a_cleanup_blocked_by_a_finalizer(project: LocalPulumi, cluster: LocalCluster) -> None:
