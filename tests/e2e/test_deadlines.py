@@ -22,6 +22,7 @@ import yaml
 from raygang_localcluster import LocalCluster, LocalPulumi, PulumiError, wait_until
 
 from tests.e2e.conftest import make_pulumi
+from tests.e2e.jobs import small_rayjob
 
 pytestmark = pytest.mark.e2e
 
@@ -34,36 +35,9 @@ DEADLINE = 60  # long enough for the second gang to be seen waiting first
 
 
 def _job(name: str, **spec: Any) -> dict[str, Any]:
-    container = {
-        "image": "rayproject/ray:2.52.0",
-        "resources": {"requests": {"cpu": "1", "memory": "1Gi"}},
-    }
-    head: dict[str, Any] = {"containers": [{"name": "ray-head", **container}]}
-    if name == STUCK:
-        head["nodeSelector"] = {"raygang.dev/no-such-node": "true"}
-    return {
-        "apiVersion": "ray.io/v1",
-        "kind": "RayJob",
-        "metadata": {"name": name, "namespace": NS, "labels": {"volcano.sh/queue-name": QUEUE}},
-        "spec": {
-            "entrypoint": "python -c 'print(1)'",
-            "rayClusterSpec": {
-                "rayVersion": "2.52.0",
-                "headGroupSpec": {"rayStartParams": {}, "template": {"spec": head}},
-                "workerGroupSpecs": [
-                    {
-                        "groupName": "w",
-                        "replicas": 1,
-                        "minReplicas": 1,
-                        "maxReplicas": 1,
-                        "rayStartParams": {},
-                        "template": {"spec": {"containers": [{"name": "ray-worker", **container}]}},
-                    }
-                ],
-            },
-            **spec,
-        },
-    }
+    # The stuck gang's head asks for a node label no node has.
+    head = {"nodeSelector": {"raygang.dev/no-such-node": "true"}} if name == STUCK else None
+    return small_rayjob(name, QUEUE, namespace=NS, head_pod=head, **spec)
 
 
 def _stuck() -> dict[str, Any]:

@@ -22,6 +22,7 @@ from raygang import live_cluster_scoped
 from raygang_localcluster import LocalCluster, LocalPulumi, wait_until
 
 from tests.e2e.conftest import make_pulumi
+from tests.e2e.jobs import small_rayjob
 
 pytestmark = pytest.mark.e2e
 
@@ -34,44 +35,11 @@ REFUSAL = "can be suspended only when the RayJobDeletionPolicy feature gate is e
 
 
 def _job() -> dict[str, Any]:
-    container = {
-        "image": "rayproject/ray:2.52.0",
-        "resources": {"requests": {"cpu": "1", "memory": "1Gi"}},
-    }
-    return {
-        "apiVersion": "ray.io/v1",
-        "kind": "RayJob",
-        "metadata": {"name": JOB, "namespace": NS, "labels": {"volcano.sh/queue-name": QUEUE}},
-        "spec": {
-            "entrypoint": "python -c 'print(1)'",
-            # The workers go as soon as the job succeeds; the head stays.
-            "deletionStrategy": {
-                "deletionRules": [
-                    {
-                        "policy": "DeleteWorkers",
-                        "condition": {"jobStatus": "SUCCEEDED", "ttlSeconds": 0},
-                    }
-                ]
-            },
-            "rayClusterSpec": {
-                "rayVersion": "2.52.0",
-                "headGroupSpec": {
-                    "rayStartParams": {},
-                    "template": {"spec": {"containers": [{"name": "ray-head", **container}]}},
-                },
-                "workerGroupSpecs": [
-                    {
-                        "groupName": "w",
-                        "replicas": 2,
-                        "minReplicas": 2,
-                        "maxReplicas": 2,
-                        "rayStartParams": {},
-                        "template": {"spec": {"containers": [{"name": "ray-worker", **container}]}},
-                    }
-                ],
-            },
-        },
-    }
+    # The workers go as soon as the job succeeds; the head stays.
+    rule = {"policy": "DeleteWorkers", "condition": {"jobStatus": "SUCCEEDED", "ttlSeconds": 0}}
+    return small_rayjob(
+        JOB, QUEUE, namespace=NS, replicas=2, deletionStrategy={"deletionRules": [rule]}
+    )
 
 
 @pytest.fixture(scope="module")

@@ -23,6 +23,7 @@ import yaml
 from raygang_localcluster import LocalCluster, LocalPulumi, PulumiError, wait_until
 
 from tests.e2e.conftest import make_pulumi
+from tests.e2e.jobs import small_rayjob
 
 pytestmark = pytest.mark.e2e
 
@@ -34,36 +35,7 @@ PG_KIND = "podgroups.scheduling.volcano.sh"
 
 
 def _job(name: str, queue: str, **spec: Any) -> dict[str, Any]:
-    container = {
-        "image": "rayproject/ray:2.52.0",
-        "resources": {"requests": {"cpu": "1", "memory": "1Gi"}},
-    }
-    return {
-        "apiVersion": "ray.io/v1",
-        "kind": "RayJob",
-        "metadata": {"name": name, "namespace": NS, "labels": {"volcano.sh/queue-name": queue}},
-        "spec": {
-            "entrypoint": "python -c 'print(1)'",
-            "rayClusterSpec": {
-                "rayVersion": "2.52.0",
-                "headGroupSpec": {
-                    "rayStartParams": {},
-                    "template": {"spec": {"containers": [{"name": "ray-head", **container}]}},
-                },
-                "workerGroupSpecs": [
-                    {
-                        "groupName": "w",
-                        "replicas": 1,
-                        "minReplicas": 1,
-                        "maxReplicas": 1,
-                        "rayStartParams": {},
-                        "template": {"spec": {"containers": [{"name": "ray-worker", **container}]}},
-                    }
-                ],
-            },
-            **spec,
-        },
-    }
+    return small_rayjob(name, queue, namespace=NS, **spec)
 
 
 def _held(queue: str, **spec: Any) -> dict[str, Any]:

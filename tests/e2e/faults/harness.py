@@ -20,6 +20,8 @@ from typing import Any
 import yaml
 from raygang_localcluster import LocalCluster, LocalPulumi, NodeShape, wait_until
 
+from tests.e2e.jobs import small_rayjob
+
 NS = "default"
 PG_KIND = "podgroups.scheduling.volcano.sh"
 RC_KIND = "rayclusters.ray.io"
@@ -41,45 +43,14 @@ def job(
 ) -> dict[str, Any]:
     """A RayJob of one head and one worker (1 cpu, 1Gi each) placed only on the case's node
     (the worker on ``worker_case``'s when given)."""
-    pod = {"nodeSelector": {SELECTOR: case}}
-    worker_pod = {"nodeSelector": {SELECTOR: worker_case or case}}
-    container = {
-        "image": "rayproject/ray:2.52.0",
-        "resources": {"requests": {"cpu": "1", "memory": "1Gi"}},
-    }
-    return {
-        "apiVersion": "ray.io/v1",
-        "kind": "RayJob",
-        "metadata": {"name": name, "namespace": NS, "labels": {"volcano.sh/queue-name": queue}},
-        "spec": {
-            "entrypoint": "python -c 'print(1)'",
-            "rayClusterSpec": {
-                "rayVersion": "2.52.0",
-                "headGroupSpec": {
-                    "rayStartParams": {},
-                    "template": {
-                        "spec": {**pod, "containers": [{"name": "ray-head", **container}]}
-                    },
-                },
-                "workerGroupSpecs": [
-                    {
-                        "groupName": "w",
-                        "replicas": 1,
-                        "minReplicas": 1,
-                        "maxReplicas": 1,
-                        "rayStartParams": {},
-                        "template": {
-                            "spec": {
-                                **worker_pod,
-                                "containers": [{"name": "ray-worker", **container}],
-                            }
-                        },
-                    }
-                ],
-            },
-            **spec,
-        },
-    }
+    return small_rayjob(
+        name,
+        queue,
+        namespace=NS,
+        head_pod={"nodeSelector": {SELECTOR: case}},
+        worker_pod={"nodeSelector": {SELECTOR: worker_case or case}},
+        **spec,
+    )
 
 
 def queue(name: str) -> dict[str, Any]:
