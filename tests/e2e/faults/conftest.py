@@ -7,9 +7,29 @@ was seen.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
+from raygang_localcluster import LocalCluster
+
+from tests.e2e.conftest import E2E_NODES
+
+
+@pytest.fixture(scope="package")
+def cluster(
+    tools: tuple[Path, Path], tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[LocalCluster]:
+    """A control plane of the fault suite's own: its cases stop and restart components and
+    add and delete nodes, which the other end-to-end tests must never see."""
+    bin_dir, share_dir = tools
+    own = LocalCluster(bin_dir, share_dir, tmp_path_factory.mktemp("fault-cluster"), E2E_NODES)
+    own.start()
+    try:
+        yield own
+    finally:
+        own.stop()
 
 
 @dataclass
