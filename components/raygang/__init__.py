@@ -13,7 +13,11 @@ the planning pass (``plan_everything``, ``preflight_gate``) and its result (a ``
 whose ``jobs`` are ``PlannedJob`` records: each job's plan, lifecycle and preflight), the
 cluster's state (``live_snapshot``, ``live_cluster_scoped``, ``snapshot_from_objects``), the
 CLI's outputs (``render_table``, ``render_yaml``, ``write_json``) and the error types
-(``SpecError``, which holds every ``Problem`` found, and ``internal_error``).
+(``SpecError``, which holds every ``Problem`` found, and ``internal_error``). For code that
+judges objects raygang makes (the policy pack, a user's tests): Kubernetes quantities
+(``Quantity``, ``QuantityError``, ``format_resource_list``) and the names KubeRay's Volcano
+adapter writes (``SCHEDULER``, ``GROUP_NAME_ANNOTATION``, ``TASK_SPEC_ANNOTATION``,
+``QUEUE_LABEL``, ``PRIORITY_LABEL``).
 
 Every name is imported on first use (PEP 562), so ``import raygang`` imports nothing, the
 pure planning modules (and ``raygang plan``) never import the Pulumi SDK, and only the
@@ -34,8 +38,16 @@ if TYPE_CHECKING:
         create_companions,
     )
     from raygang.kube.errors import Problem, SpecError, internal_error
+    from raygang.kube.quantity import Quantity, QuantityError, format_resource_list
     from raygang.kube.snapshot import ClusterSnapshot, load_snapshot, snapshot_from_objects
     from raygang.kuberay.gang import Accounting
+    from raygang.kuberay.manifests import (
+        GROUP_NAME_ANNOTATION,
+        PRIORITY_LABEL,
+        QUEUE_LABEL,
+        SCHEDULER,
+        TASK_SPEC_ANNOTATION,
+    )
     from raygang.kuberay.settings import JobSettings
     from raygang.lifecycle.facts.live import live_cluster_scoped, live_snapshot
     from raygang.loader import Documents, load_documents, load_files, load_rayjob_document
@@ -87,6 +99,15 @@ _HOMES = {
     "render_table": "raygang.render",
     "render_yaml": "raygang.render",
     "write_json": "raygang.render",
+    # quantities, and the names KubeRay's Volcano adapter writes on what it makes
+    "Quantity": "raygang.kube.quantity",
+    "QuantityError": "raygang.kube.quantity",
+    "format_resource_list": "raygang.kube.quantity",
+    "GROUP_NAME_ANNOTATION": "raygang.kuberay.manifests",
+    "PRIORITY_LABEL": "raygang.kuberay.manifests",
+    "QUEUE_LABEL": "raygang.kuberay.manifests",
+    "SCHEDULER": "raygang.kuberay.manifests",
+    "TASK_SPEC_ANNOTATION": "raygang.kuberay.manifests",
     # errors
     "Problem": "raygang.kube.errors",
     "SpecError": "raygang.kube.errors",
@@ -94,6 +115,11 @@ _HOMES = {
 }
 
 __all__ = [
+    "GROUP_NAME_ANNOTATION",
+    "PRIORITY_LABEL",
+    "QUEUE_LABEL",
+    "SCHEDULER",
+    "TASK_SPEC_ANNOTATION",
     "Accounting",
     "ClusterSnapshot",
     "Documents",
@@ -101,6 +127,8 @@ __all__ = [
     "JobSettings",
     "PlannedJob",
     "Problem",
+    "Quantity",
+    "QuantityError",
     "RayJobGang",
     "RayJobGangArgs",
     "SpecError",
@@ -110,6 +138,7 @@ __all__ = [
     "config_value",
     "create_companion",
     "create_companions",
+    "format_resource_list",
     "internal_error",
     "live_cluster_scoped",
     "live_snapshot",

@@ -23,17 +23,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from raygang import (
+    GROUP_NAME_ANNOTATION,
+    PRIORITY_LABEL,
+    QUEUE_LABEL,
     PlannedJob,
     Problem,
     SpecError,
     load_documents,
     plan_everything,
     settings_from_getter,
-)
-from raygang.kuberay.manifests import (
-    GROUP_NAME_ANNOTATION,
-    PRIORITY_LABEL,
-    QUEUE_LABEL,
 )
 
 from raygang_policy.objects import UNKNOWN, StackResource, dig, unknown_paths

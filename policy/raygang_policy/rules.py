@@ -12,9 +12,16 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
-from raygang import SpecError, load_snapshot
-from raygang.kube.quantity import Quantity, QuantityError, format_resource_list
-from raygang.kuberay.manifests import GROUP_NAME_ANNOTATION, SCHEDULER, TASK_SPEC_ANNOTATION
+from raygang import (
+    GROUP_NAME_ANNOTATION,
+    SCHEDULER,
+    TASK_SPEC_ANNOTATION,
+    Quantity,
+    QuantityError,
+    SpecError,
+    format_resource_list,
+    load_snapshot,
+)
 
 from raygang_policy.gangs import (
     KUBERAY_SCHEDULER_LABEL,
