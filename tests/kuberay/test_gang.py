@@ -236,14 +236,13 @@ class TestReplicaCounts:
         w = worker("w", 2147483647, 0, 2147483647, 2, [container("w", {"cpu": "1"})])
         with pytest.raises(GangOverflow) as info:
             compute_gang(job_of(rayjob(workers=[w])), accounting)
+        # The validation's words (raygang.rayjob.replicas, the rule written once).
         assert str(info.value).startswith(
-            "worker group w: replicas (within [minReplicas, maxReplicas]) 2147483647 × "
-            "numOfHosts 2 = 4294967294 pods is more than 2147483647, the largest int32"
+            "replicas 2147483647 × numOfHosts 2 = 4294967294 pods in worker group w, more "
+            "than 2147483647, the largest int32"
         )
-        assert info.value.path == "spec.rayClusterSpec.workerGroupSpecs[0]"
-        assert info.value.accepted.endswith(
-            "with numOfHosts 2, replicas (within [minReplicas, maxReplicas]) at most 1073741823"
-        )
+        assert info.value.path == "spec.rayClusterSpec.workerGroupSpecs[0].replicas"
+        assert info.value.accepted.endswith("with numOfHosts 2, replicas at most 1073741823")
 
     @pytest.mark.parametrize("accounting", list(Accounting))
     def test_min_member_sum_beyond_int32_is_refused(self, accounting: Accounting) -> None:
@@ -252,9 +251,11 @@ class TestReplicaCounts:
         with pytest.raises(GangOverflow) as info:
             compute_gang(job_of(rayjob(workers=[w])), accounting)
         assert str(info.value).startswith(
-            "minMember would be 1 + 2147483647 (worker group w) = 2147483648, more than 2147483647"
+            "minMember would be 1 + 2147483647 pods of worker group w = 2147483648, more than "
+            "2147483647"
         )
-        assert "at most 2147483646 more from this group" in info.value.accepted
+        assert info.value.path == "spec.rayClusterSpec.workerGroupSpecs[0]"
+        assert "at most 2147483646 from this group" in info.value.accepted
 
     @pytest.mark.parametrize("accounting", list(Accounting))
     def test_resource_product_beyond_the_quantity_range_is_refused(

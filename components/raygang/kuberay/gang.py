@@ -21,17 +21,11 @@ import enum
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from raygang.kube.core import INT32_MAX, Container, PodSpec, ResourceRequirements
+from raygang.kube.core import Container, PodSpec, ResourceRequirements
 from raygang.kube.podrequests import effective_pod_requests, kuberay_pod_requests
 from raygang.kube.quantity import Quantity, format_resource_list, scale_resource_list
 from raygang.kube.quantity import sum_resource_lists as _sum
-from raygang.rayjob.replicas import (
-    member_replicas,
-    members_fit,
-    pods_accepted,
-    pods_fit,
-    reserved_replicas,
-)
+from raygang.rayjob.replicas import GroupPods, add_members, group_pods
 from raygang.rayjob.spec import RayClusterSpec, RayJob, WorkerGroupSpec
 
 __all__ = [
@@ -151,32 +145,29 @@ def _group_path(group: WorkerGroupSpec, index: int | None) -> str:
     )
 
 
-def _pods(group: WorkerGroupSpec, replicas: int, what: str, index: int | None = None) -> int:
-    """``replicas × numOfHosts``, refused when it would not fit an int32 (Go wraps it)."""
-    hosts = group.num_of_hosts
-    if not pods_fit(replicas, hosts):
-        raise GangOverflow(
-            f"worker group {group.group_name}: {what} {replicas} × numOfHosts {hosts} = "
-            f"{replicas * hosts} pods is more than {INT32_MAX}, the largest int32 (the type of "
-            "the PodGroup's minMember and of KubeRay's replica counts)",
-            _group_path(group, index),
-            pods_accepted(what, hosts),
-        )
-    return replicas * hosts
+def _group_pods(group: WorkerGroupSpec, scaling: bool, index: int | None) -> GroupPods:
+    """The group's pods (:func:`raygang.rayjob.replicas.group_pods`), refused beyond int32."""
+    pods = group_pods(
+        _group_path(group, index),
+        group.group_name,
+        group.replicas,
+        group.min_replicas,
+        group.max_replicas,
+        group.num_of_hosts,
+        suspend=bool(group.suspend),
+        scaling=scaling,
+    )
+    if isinstance(pods, GroupPods):
+        return pods
+    raise GangOverflow(pods[1], pods[0], pods[2])
 
 
 def _add_members(members: int, count: int, group: WorkerGroupSpec, index: int | None) -> int:
     """The running ``minMember`` sum, refused before it passes the int32 maximum."""
-    if not members_fit(members, count):
-        raise GangOverflow(
-            f"minMember would be {members} + {count} (worker group {group.group_name}) = "
-            f"{members + count}, more than {INT32_MAX}, the largest int32 (the PodGroup's "
-            "minMember type)",
-            _group_path(group, index),
-            f"at most {INT32_MAX} pods in the gang, the head included: at most "
-            f"{INT32_MAX - members} more from this group",
-        )
-    return members + count
+    total = add_members(_group_path(group, index), group.group_name, members, count)
+    if isinstance(total, int):
+        return total
+    raise GangOverflow(total[1], total[0], total[2])
 
 
 def _scaled(
@@ -215,36 +206,18 @@ def desired_worker_replicas(group: WorkerGroupSpec, index: int | None = None) ->
     """KubeRay's GetWorkerGroupDesiredReplicas: clamped replicas × numOfHosts (suspended: 0).
 
     Raises:
-        GangOverflow: the product does not fit an int32 (Go would wrap it).
+        GangOverflow: a product does not fit an int32 (Go would wrap it).
     """
-    if group.suspend:
-        return 0
-    replicas = member_replicas(
-        group.replicas, group.min_replicas, group.max_replicas, scaling=False
-    )
-    return _pods(group, replicas, "replicas (within [minReplicas, maxReplicas])", index)
+    return _group_pods(group, False, index).members
 
 
 def min_worker_replicas(group: WorkerGroupSpec, index: int | None = None) -> int:
     """minReplicas × numOfHosts for a non-suspended group (KubeRay's CalculateMinReplicas term).
 
     Raises:
-        GangOverflow: the product does not fit an int32 (Go would wrap it).
+        GangOverflow: a product does not fit an int32 (Go would wrap it).
     """
-    if group.suspend:
-        return 0
-    replicas = member_replicas(group.replicas, group.min_replicas, group.max_replicas, scaling=True)
-    return _pods(group, replicas, "minReplicas", index)
-
-
-def _counts(group: WorkerGroupSpec, scaling: bool, index: int) -> tuple[int, int]:
-    """(pods in minMember, pods KubeRay multiplies the resources by): both int32-checked."""
-    count = min_worker_replicas(group, index) if scaling else desired_worker_replicas(group, index)
-    if group.suspend:
-        return count, 0
-    # KubeRay multiplies the raw replicas (nil → 0) for the resources, not the clamped count.
-    what, raw = reserved_replicas(group.replicas, group.min_replicas, scaling=scaling)
-    return count, _pods(group, raw, what, index)
+    return _group_pods(group, True, index).members
 
 
 def _submitter_container(resources: ResourceRequirements) -> Container:
@@ -281,7 +254,8 @@ def kuberay_gang_for_cluster(
     lists: list[ResourceMap] = [head]
     members = 1
     for index, group in enumerate(cluster.worker_group_specs):
-        count, reserved = _counts(group, scaling, index)
+        pods = _group_pods(group, scaling, index)
+        count, reserved = pods.members, pods.reserved
         members = _add_members(members, count, group, index)
         if group.suspend:
             shares.append(GangShare("worker", group.group_name, 0, 0, {}))
@@ -340,7 +314,8 @@ def _effective(job: RayJob, cluster: RayClusterSpec) -> Gang:
     lists = [head.requests]
     members = 1
     for index, group in enumerate(cluster.worker_group_specs):
-        count, raw = _counts(group, scaling, index)
+        pods = _group_pods(group, scaling, index)
+        count, raw = pods.members, pods.reserved
         members = _add_members(members, count, group, index)
         if not group.suspend and raw != count:
             causes.append(

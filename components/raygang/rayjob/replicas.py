@@ -5,23 +5,33 @@ clamps ``replicas`` into ``[minReplicas, maxReplicas]`` and multiplies by ``numO
 its Volcano adapter
 (``ray-operator/controllers/ray/batchscheduler/volcano/volcano_scheduler.go``) sums the
 groups into the PodGroup's int32 ``minMember``. Go wraps an int32 overflow silently; raygang
-refuses such a count before computing it. The validation (:mod:`raygang.rayjob.validate`)
-and the gang (:mod:`raygang.kuberay.gang`) both ask these functions, so the rule is written
-once; each words its refusal for the place it is reported.
+refuses such a count before computing it, in the words below. The validation
+(:mod:`raygang.rayjob.validate.groups`) reports these refusals among a document's problems;
+the gang (:mod:`raygang.kuberay.gang`), which may be handed a spec no validation saw (a live
+RayCluster's), raises them. The rule and its words are written once, here.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from raygang.kube.core import INT32_MAX
 
 __all__ = [
+    "GroupPods",
+    "Refusal",
+    "add_members",
     "clamped_replicas",
+    "group_pods",
     "member_replicas",
     "members_fit",
     "pods_accepted",
     "pods_fit",
     "reserved_replicas",
 ]
+
+#: Why a count is refused: (field path, message, what is accepted).
+Refusal = tuple[str, str, str]
 
 
 def clamped_replicas(replicas: int | None, low: int | None, high: int | None) -> int:
@@ -73,3 +83,80 @@ def pods_accepted(what: str, hosts: int) -> str:
 def members_fit(members: int, count: int) -> bool:
     """Whether adding ``count`` pods to a ``minMember`` of ``members`` stays within int32."""
     return count <= INT32_MAX - members
+
+
+@dataclass(frozen=True, slots=True)
+class GroupPods:
+    """A worker group's pods in the gang.
+
+    Attributes:
+        members: pods counted in ``minMember`` (the clamped count, or ``minReplicas`` with
+            the autoscaler, × ``numOfHosts``).
+        reserved: pods KubeRay's adapter multiplies the group's resources by (the raw
+            count × ``numOfHosts``).
+    """
+
+    members: int
+    reserved: int
+
+
+def _product_refusal(path: str, what: str, replicas: int, hosts: int, name: str) -> Refusal:
+    return (
+        path,
+        f"{what} {replicas} × numOfHosts {hosts} = {replicas * hosts} pods in worker group "
+        f"{name}, more than {INT32_MAX}, the largest int32 (the type of the PodGroup's "
+        "minMember and of KubeRay's replica counts)",
+        pods_accepted(what, hosts),
+    )
+
+
+def group_pods(
+    path: str,
+    name: str,
+    replicas: int | None,
+    low: int | None,
+    high: int | None,
+    hosts: int,
+    *,
+    suspend: bool,
+    scaling: bool,
+) -> GroupPods | Refusal:
+    """One worker group's pods (a suspended group has none), or why a product is refused.
+
+    Both products must fit an int32: KubeRay multiplies the resources by the raw count and
+    puts the clamped one in ``minMember``; the raw one is checked first.
+
+    Args:
+        path: the group's field path, e.g. ``spec.rayClusterSpec.workerGroupSpecs[0]``.
+        name: the group's name, for messages.
+        replicas: ``replicas`` (None when unset).
+        low: ``minReplicas`` (None when unset).
+        high: ``maxReplicas`` (None when unset).
+        hosts: ``numOfHosts`` of the group.
+        suspend: ``suspend: true``.
+        scaling: the cluster's in-tree autoscaling is on.
+    """
+    if suspend:
+        return GroupPods(0, 0)
+    clamped = member_replicas(replicas, low, high, scaling=scaling)
+    raw_what, raw = reserved_replicas(replicas, low, scaling=scaling)
+    if not pods_fit(raw, hosts):
+        return _product_refusal(f"{path}.{raw_what}", raw_what, raw, hosts, name)
+    if clamped != raw and not pods_fit(clamped, hosts):
+        what = "replicas within [minReplicas, maxReplicas]"
+        return _product_refusal(f"{path}.replicas", what, clamped, hosts, name)
+    return GroupPods(clamped * hosts, raw * hosts)
+
+
+def add_members(path: str, name: str, members: int, count: int) -> int | Refusal:
+    """The running ``minMember`` sum with one group's ``count`` pods, or why it is refused."""
+    if members_fit(members, count):
+        return members + count
+    return (
+        path,
+        f"minMember would be {members} + {count} pods of worker group {name} = "
+        f"{members + count}, more than {INT32_MAX}, the largest int32 (the type of the "
+        "PodGroup's minMember)",
+        f"at most {INT32_MAX} pods in the gang, the head included: at most "
+        f"{INT32_MAX - members} from this group",
+    )

@@ -15,13 +15,7 @@ from typing import Any
 
 from raygang.kube.core import INT32_MAX
 from raygang.kube.names import LABEL_VALUE_RULES, label_value_problem
-from raygang.rayjob.replicas import (
-    member_replicas,
-    members_fit,
-    pods_accepted,
-    pods_fit,
-    reserved_replicas,
-)
+from raygang.rayjob.replicas import GroupPods, add_members, group_pods
 from raygang.rayjob.validate.metadata import check_labels
 from raygang.rayjob.validate.pod import check_template
 from raygang.rayjob.validate.read import Checker, as_int, as_list, as_map, str_map
@@ -76,34 +70,12 @@ def check_worker_groups(c: Checker, cluster: Mapping[str, Any], scaling: bool) -
             seen.setdefault(name, index)
         count = _check_group(c, path, raw_group, scaling, str(name))
         if count is not None and members is not None:
-            if not members_fit(members, count):
-                c.bad(
-                    path,
-                    f"minMember would be {members} + {count} pods of worker group {name} = "
-                    f"{members + count}, more than {INT32_MAX}, the largest int32 (the type of "
-                    "the PodGroup's minMember)",
-                    f"at most {INT32_MAX} pods in the gang, the head included: at most "
-                    f"{INT32_MAX - members} from this group",
-                )
-                members = None
+            total = add_members(path, str(name), members, count)
+            if isinstance(total, int):
+                members = total
             else:
-                members += count
-
-
-def _product_problem(
-    c: Checker, path: str, what: str, replicas: int, hosts: int, name: str
-) -> bool:
-    """Refuse ``replicas × numOfHosts`` beyond int32, before it is computed (Go wraps it)."""
-    if pods_fit(replicas, hosts):
-        return False
-    c.bad(
-        path,
-        f"{what} {replicas} × numOfHosts {hosts} = {replicas * hosts} pods in worker group "
-        f"{name}, more than {INT32_MAX}, the largest int32 (the type of the PodGroup's "
-        "minMember and of KubeRay's replica counts)",
-        pods_accepted(what, hosts),
-    )
-    return True
+                c.bad(*total)
+                members = None
 
 
 def _group_pods(
@@ -117,21 +89,16 @@ def _group_pods(
     hosts = as_int(group.get("numOfHosts"))
     hosts = 1 if hosts is None else hosts
     numbers = [n for n in (replicas, low, high) if n is not None]
-    if group.get("suspend") is True:
-        return 0
-    if not 1 <= hosts <= INT32_MAX or any(not 0 <= n <= INT32_MAX for n in numbers):
-        return None  # reported by the field checks
-    clamped = member_replicas(replicas, low, high, scaling=scaling)
-    # KubeRay multiplies the resources by the raw count, minMember uses the clamped one:
-    # both must fit.
-    raw_what, raw = reserved_replicas(replicas, low, scaling=scaling)
-    if _product_problem(c, f"{path}.{raw_what}", raw_what, raw, hosts, name):
-        return None
-    if clamped != raw and _product_problem(
-        c, f"{path}.replicas", "replicas within [minReplicas, maxReplicas]", clamped, hosts, name
+    suspend = group.get("suspend") is True
+    if not suspend and (
+        not 1 <= hosts <= INT32_MAX or any(not 0 <= n <= INT32_MAX for n in numbers)
     ):
-        return None
-    return clamped * hosts
+        return None  # reported by the field checks
+    pods = group_pods(path, name, replicas, low, high, hosts, suspend=suspend, scaling=scaling)
+    if isinstance(pods, GroupPods):
+        return pods.members
+    c.bad(*pods)
+    return None
 
 
 def _check_group(
