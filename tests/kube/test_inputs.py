@@ -25,7 +25,7 @@ from raygang.kube.snapshot import load_snapshot
 from raygang.kube.yamlfile import yaml_documents
 from raygang.kuberay.gang import compute_gang
 from raygang.kuberay.submitter import SUBMITTER_RULES
-from raygang.rayjob.validate import load_rayjob
+from raygang.rayjob.spec import load_rayjob
 
 from tests.builders import container, rayjob, worker
 

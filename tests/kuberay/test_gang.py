@@ -797,7 +797,7 @@ def test_planning_refuses_a_resource_overflow_naming_the_group_and_what_fits() -
     from raygang.kuberay.settings import JobSettings
     from raygang.kuberay.submitter import SUBMITTER_RULES
     from raygang.plan import plan_job
-    from raygang.rayjob.validate import load_rayjob
+    from raygang.rayjob.spec import load_rayjob
 
     w = worker("w", 100000, 0, None, 1, [container("w", {"cpu": "1P"})])
     item = load_rayjob(rayjob(workers=[w]), "jobs/big.yaml", SUBMITTER_RULES)

@@ -10,8 +10,7 @@ from raygang.kube.errors import SpecError
 from raygang.kube.snapshot import snapshot_from_objects
 from raygang.kuberay.submitter import SUBMITTER_RULES
 from raygang.lifecycle.decide import decide
-from raygang.rayjob.spec import parse_rayjob
-from raygang.rayjob.validate import load_rayjob
+from raygang.rayjob.spec import load_rayjob, parse_rayjob
 
 from tests.lifecycle.conftest import (
     AFTER_TTL,

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 from raygang.kuberay.submitter import SUBMITTER_RULES, submission_id
 from raygang.loader import load_documents
-from raygang.rayjob.validate import load_rayjob, manifest_problems
+from raygang.rayjob.spec import load_rayjob
+from raygang.rayjob.validate import manifest_problems
 
 from tests.builders import container, rayjob
 

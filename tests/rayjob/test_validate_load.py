@@ -1,4 +1,4 @@
-"""raygang.rayjob.validate.load: structure and semantics of one document, reported together."""
+"""raygang.rayjob.spec.load_rayjob: structure and semantics of one document, reported together."""
 
 from __future__ import annotations
 
@@ -8,9 +8,8 @@ import pytest
 from raygang.kube.errors import Problem, SpecError
 from raygang.kube.quantity import Quantity
 from raygang.kuberay.submitter import SUBMITTER_RULES
-from raygang.rayjob.spec import parse_rayjob
-from raygang.rayjob.validate import MAX_JOB_NAME, check_rayjob, load_rayjob
-from raygang.rayjob.validate.resources import parsed_quantities
+from raygang.rayjob.spec import load_rayjob, parse_rayjob, parsed_quantities
+from raygang.rayjob.validate import MAX_JOB_NAME, manifest_problems
 
 from tests.builders import container, rayjob, worker
 
@@ -41,14 +40,17 @@ def test_a_semantic_problem_under_a_structural_one_is_not_repeated() -> None:
     assert len(caught.value.problems) == 1
 
 
-def test_check_rayjob_matches_load_rayjob_on_semantic_problems() -> None:
+def test_the_semantic_rules_on_a_valid_structure_are_load_rayjobs_problems() -> None:
     job = rayjob(
         workers=[worker(min_replicas=5, max_replicas=2)], labels={"volcano.sh/queue-name": ""}
     )
     item = parse_rayjob(job, "job.yaml")
     with pytest.raises(SpecError) as caught:
         load_rayjob(job, "job.yaml", SUBMITTER_RULES)
-    assert tuple(check_rayjob(item, SUBMITTER_RULES)) == caught.value.problems
+    semantic = manifest_problems(
+        item.raw, item.source, SUBMITTER_RULES, parsed_quantities(item.job)
+    )
+    assert tuple(dict.fromkeys(semantic)) == caught.value.problems
 
 
 def test_identical_problems_are_reported_once() -> None:

@@ -155,10 +155,13 @@ class FrozenModel:
     __slots__ = ()
 
     @classmethod
-    def model_validate(cls, data: object) -> Self:
-        """Validate ``data`` (a mapping, camelCase keys) into a new instance."""
+    def model_validate(cls, data: object, *, context: Mapping[str, Any] | None = None) -> Self:
+        """Validate ``data`` (a mapping, camelCase keys) into a new instance.
+
+        ``context`` reaches the validators (``ValidationInfo.context``).
+        """
         validator = cls.__pydantic_validator__  # type: ignore[attr-defined]
-        return cast(Self, validator.validate_python(data))
+        return cast(Self, validator.validate_python(data, context=context))
 
     def model_copy(self, *, update: Mapping[str, Any]) -> Self:
         """A copy with the fields in ``update`` (Python names) replaced."""

@@ -13,8 +13,8 @@ from collections.abc import Mapping
 from raygang.kube.errors import Problem, SpecError
 from raygang.kube.generatename import with_generated_name
 from raygang.kuberay.submitter import SUBMITTER_RULES
-from raygang.rayjob.spec import RayJobInput
-from raygang.rayjob.validate import MAX_JOB_NAME, load_rayjob
+from raygang.rayjob.spec import RayJobInput, load_rayjob
+from raygang.rayjob.validate import MAX_JOB_NAME
 
 __all__ = ["load_rayjob_document"]
 

@@ -24,11 +24,13 @@ from typing import Any, Literal
 
 from pydantic import (
     Field,
+    ModelWrapValidatorHandler,
     StrictBool,
     StrictFloat,
     StrictInt,
     StrictStr,
     ValidationError,
+    ValidationInfo,
     model_validator,
 )
 from pydantic_core import PydanticCustomError
@@ -53,9 +55,11 @@ from raygang.kube.errors import (
     describe_value,
     field_path,
 )
+from raygang.kube.quantity import Quantity
 from raygang.kube.secretkeys import secret_field
 from raygang.kube.tree import copy_tree
-from raygang.rayjob.deletion import DeletionStrategy, read_deletion_strategy
+from raygang.rayjob.deletion import DeletionStrategy, Finding, read_deletion_strategy
+from raygang.rayjob.validate import SubmitterRules, manifest_problems
 
 __all__ = [
     "INT32_MAX",
@@ -70,9 +74,10 @@ __all__ = [
     "ResourceRequirements",
     "SubmitterConfig",
     "WorkerGroupSpec",
+    "load_rayjob",
     "parse_rayjob",
+    "parsed_quantities",
     "problems_from_validation_error",
-    "validate_rayjob",
 ]
 
 #: The pydantic error type of KubeRay's rules: its context holds every finding of one rule
@@ -204,6 +209,49 @@ class RayJob(FrozenModel):
         object.__setattr__(self, "deletion", strategy)
         return self
 
+    @model_validator(mode="wrap")
+    @classmethod
+    def _kuberay_validation(
+        cls, data: object, handler: ModelWrapValidatorHandler[RayJob], info: ValidationInfo
+    ) -> RayJob:
+        """KubeRay's validation of the whole document, every problem in one error.
+
+        With the submitter's rules in the context (:func:`load_rayjob`), the semantic rules
+        (:func:`raygang.rayjob.validate.manifest_problems`) run beside the structural
+        validation, even when it fails, since they read the manifest tolerantly. The
+        structure's problems come first, in pydantic's order; then the rules', each dropped
+        when it is at or below a structural problem (it would say the same again); the
+        deletion strategy's last (its validator runs only on a valid structure). Without
+        the context (:func:`parse_rayjob`): the structure and the deletion strategy only.
+        """
+        context = info.context or {}
+        rules = context.get("rules")
+        if rules is None or not isinstance(data, Mapping):
+            return handler(data)
+        job: RayJob | None = None
+        structural: list[Finding] = []
+        deletion: list[Finding] = []
+        try:
+            job = handler(data)
+        except ValidationError as exc:
+            for err in exc.errors(include_url=False):
+                if err["type"] == KUBERAY_RULES:
+                    deletion += err["ctx"]["found"]
+                else:
+                    structural.append(_error_finding(err))
+        parsed = parsed_quantities(job) if job is not None else None
+        semantic = [
+            (p.path, p.message, p.accepted)
+            for p in manifest_problems(data, context["source"], rules, parsed)
+        ]
+        paths = [path for path, _, _ in structural]
+        found = structural + [f for f in semantic + deletion if not _under(f[0], paths)]
+        if found or job is None:
+            raise PydanticCustomError(
+                KUBERAY_RULES, "{count} problems", {"count": len(found), "found": found}
+            )
+        return job
+
     @property
     def name(self) -> str:
         """The RayJob's name."""
@@ -213,6 +261,43 @@ class RayJob(FrozenModel):
     def namespace(self) -> str:
         """The RayJob's namespace (``default`` when the manifest has none)."""
         return self.metadata.namespace
+
+
+def _under(path: str, parents: Sequence[str]) -> bool:
+    return any(path == p or path.startswith((f"{p}.", f"{p}[")) for p in parents)
+
+
+def parsed_quantities(job: RayJob) -> dict[str, Quantity]:
+    """The containers' quantities of a structurally valid job, as its typed model parsed
+    them, by the field paths :mod:`raygang.rayjob.validate.resources` names them with."""
+    templates: list[tuple[str, PodTemplate]] = []
+    cluster = job.spec.ray_cluster_spec
+    if cluster is not None:
+        templates.append(
+            ("spec.rayClusterSpec.headGroupSpec.template", cluster.head_group_spec.template)
+        )
+        for index, group in enumerate(cluster.worker_group_specs):
+            templates.append(
+                (f"spec.rayClusterSpec.workerGroupSpecs[{index}].template", group.template)
+            )
+    if job.spec.submitter_pod_template is not None:
+        templates.append(("spec.submitterPodTemplate", job.spec.submitter_pod_template))
+    found: dict[str, Quantity] = {}
+    for path, template in templates:
+        pod = template.spec
+        for key, containers in (
+            ("initContainers", pod.init_containers),
+            ("containers", pod.containers),
+        ):
+            for index, container in enumerate(containers):
+                where = f"{path}.spec.{key}[{index}].resources"
+                for part, values in (
+                    ("requests", container.resources.requests),
+                    ("limits", container.resources.limits),
+                ):
+                    for name, quantity in values.items():
+                        found[f"{where}.{part}[{name!r}]"] = quantity
+    return found
 
 
 @dataclass(frozen=True)
@@ -350,7 +435,8 @@ def _with_map_keys(loc: Sequence[str | int]) -> list[str | int]:
     return out
 
 
-def _error_problem(err: Mapping[str, Any], source: str) -> Problem:
+def _error_finding(err: Mapping[str, Any]) -> Finding:
+    """One pydantic error as (field path, message, what is accepted)."""
     raw_loc = [p for p in err["loc"] if not (isinstance(p, str) and p.startswith("function-"))]
     key_error = bool(raw_loc) and raw_loc[-1] == "[key]"
     if key_error:
@@ -364,8 +450,7 @@ def _error_problem(err: Mapping[str, Any], source: str) -> Problem:
     # An env value, a runtime env, a password ...: say what it is, never what it says.
     shown = (describe_hidden if secret_field(raw_loc) else describe_value)(value)
     if key_error:
-        return Problem(
-            source,
+        return (
             path,
             f"YAML reads this key as {describe_value(value)}, not a string",
             "string keys; quote keys such as 1 or true in YAML",
@@ -374,22 +459,22 @@ def _error_problem(err: Mapping[str, Any], source: str) -> Problem:
         accepted = _ACCEPTED_WHEN_MISSING.get(str(last), f"a value for {last}")
         if last == "spec" and len(raw_loc) > 1:
             accepted = _ACCEPTED_WHEN_MISSING["spec.template"]
-        return Problem(source, path, "is required but missing", accepted)
+        return (path, "is required but missing", accepted)
     if etype == "value_error":
-        return Problem(source, path, str(ctx.get("error", err["msg"])), QUANTITY_EXAMPLES)
+        return (path, str(ctx.get("error", err["msg"])), QUANTITY_EXAMPLES)
     if etype == "literal_error":
-        return Problem(source, path, f"{shown} is not accepted", str(ctx.get("expected", "")))
+        return (path, f"{shown} is not accepted", str(ctx.get("expected", "")))
     if etype == "too_short" and last == "containers":
-        return Problem(source, path, "has no containers", _ACCEPTED_WHEN_MISSING["containers"])
+        return (path, "has no containers", _ACCEPTED_WHEN_MISSING["containers"])
     if etype in _WHAT_BY_TYPE:
         message = f"{shown} is not {_WHAT_BY_TYPE[etype]}"
         if etype in ("int_type", "int_from_float") and isinstance(value, float):
             message += " (YAML reads it as a number with a fraction)"
         if etype == "string_type" and isinstance(value, bool):
             message += " (YAML reads unquoted yes/no/true/false/on/off as booleans)"
-        return Problem(source, path, message, _ACCEPTED_BY_TYPE[etype])
+        return (path, message, _ACCEPTED_BY_TYPE[etype])
     if etype == "extra_forbidden":
-        return Problem(source, path, "is not a known field", "remove it, or fix its spelling")
+        return (path, "is not a known field", "remove it, or fix its spelling")
     bounds = {
         "greater_than": "more than {gt}",
         "greater_than_equal": "{ge} or more",
@@ -398,10 +483,9 @@ def _error_problem(err: Mapping[str, Any], source: str) -> Problem:
     }
     if etype in bounds:
         accepted = bounds[etype].format(**{k: ctx[k] for k in ("gt", "ge", "lt", "le") if k in ctx})
-        return Problem(source, path, f"{shown} is out of range", accepted)
+        return (path, f"{shown} is out of range", accepted)
     msg = str(err["msg"])
-    return Problem(
-        source,
+    return (
         path,
         f"{msg[:1].lower()}{msg[1:]}; got {shown}",
         "a value of the type this field declares",
@@ -418,55 +502,36 @@ def problems_from_validation_error(exc: ValidationError, source: str) -> list[Pr
     Returns:
         One problem per pydantic error, each saying what was found and what is accepted.
     """
-    out: list[Problem] = []
+    return [Problem(source, *found) for found in _findings(exc)]
+
+
+def _findings(exc: ValidationError) -> list[Finding]:
+    """pydantic's errors as findings, each of KubeRay's rule sets spread out in its place."""
+    out: list[Finding] = []
     for err in exc.errors(include_url=False):
         if err["type"] == KUBERAY_RULES:
-            out += [Problem(source, *found) for found in err["ctx"]["found"]]
+            out += err["ctx"]["found"]
         else:
-            out.append(_error_problem(err, source))
+            out.append(_error_finding(err))
     return out
 
 
-def validate_rayjob(
-    raw: Mapping[str, Any], source: str
-) -> tuple[RayJobInput | None, list[Problem], list[Problem]]:
-    """Validate one RayJob mapping: the job, its structural problems, its KubeRay-rule problems.
-
-    The two lists are apart because :func:`raygang.rayjob.validate.load_rayjob` reports the
-    rules' problems after the semantic checks it runs on the raw manifest; the rules run
-    only when the structure is valid, so at most one list is not empty.
-    """
-    private = copy_tree(dict(raw))
-    try:
-        job = RayJob.model_validate(private)
-    except ValidationError as exc:
-        problems = problems_from_validation_error(exc, source)
-        rules = [e for e in exc.errors(include_url=False) if e["type"] == KUBERAY_RULES]
-        return (None, [], problems) if rules else (None, problems, [])
-    return RayJobInput(source=source, raw=private, job=job), [], []
-
-
-def parse_rayjob(raw: object, source: str) -> RayJobInput:
-    """Validate one RayJob document: its structure and the KubeRay rules its model holds.
-
-    The structure is types, required fields and quantities; the rules, the deletion
-    strategy's.
-
-    Semantic rules (names, replica ranges, KubeRay's own validation) live in
-    :mod:`raygang.rayjob.validate`; :func:`raygang.rayjob.validate.load_rayjob` runs both and
-    reports their problems together.
+def load_rayjob(raw: object, source: str, rules: SubmitterRules | None = None) -> RayJobInput:
+    """Validate one RayJob document: every problem of it together, or the typed job.
 
     Args:
         raw: the manifest as loaded from YAML or stack config (anything but a mapping is
             reported as a problem).
-        source: where it came from, for error messages.
+        source: where it came from, for messages.
+        rules: the submitter's rules (``raygang.kuberay.submitter.SUBMITTER_RULES``): with
+            them, every rule of KubeRay's validation runs (:meth:`RayJob._kuberay_validation`);
+            without them, the structure and the deletion strategy only.
 
     Returns:
         The typed job with a private deep copy of the manifest.
 
     Raises:
-        SpecError: every structural problem in the document, or every problem of its
-            deletion strategy.
+        SpecError: every problem of the document.
     """
     if not isinstance(raw, Mapping):
         raise SpecError.one(
@@ -475,7 +540,24 @@ def parse_rayjob(raw: object, source: str) -> RayJobInput:
             f"{describe_document(raw)} is not a Kubernetes object",
             "a RayJob object (apiVersion: ray.io/v1, kind: RayJob, metadata, spec)",
         )
-    item, structural, rules = validate_rayjob(raw, source)
-    if item is None:
-        raise SpecError(structural + rules)
-    return item
+    private = copy_tree(dict(raw))
+    context = None if rules is None else {"rules": rules, "source": source}
+    try:
+        job = RayJob.model_validate(private, context=context)
+    except ValidationError as exc:
+        raise SpecError(problems_from_validation_error(exc, source)) from None
+    return RayJobInput(source=source, raw=private, job=job)
+
+
+def parse_rayjob(raw: object, source: str) -> RayJobInput:
+    """Validate one RayJob document's structure and deletion strategy only.
+
+    For jobs built by hand (tests, the lifecycle's what-ifs) that need a typed model but
+    not KubeRay's other rules; the loader uses :func:`load_rayjob` with the submitter's
+    rules.
+
+    Raises:
+        SpecError: every structural problem in the document, or every problem of its
+            deletion strategy.
+    """
+    return load_rayjob(raw, source)

@@ -53,7 +53,7 @@ def job_id_problem(job_id: str) -> Refusal | None:
     )
 
 
-#: The rules the loader hands to :func:`raygang.rayjob.validate.load_rayjob`.
+#: The rules the loader hands to :func:`raygang.rayjob.spec.load_rayjob`.
 SUBMITTER_RULES = SubmitterRules(
     entrypoint=entrypoint_problem, runtime_env=runtime_env_problem, job_id=job_id_problem
 )

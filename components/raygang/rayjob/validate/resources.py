@@ -5,7 +5,8 @@ a request is at most its limit, and extended resources (and hugepages), which ca
 overcommitted, come as whole numbers with a limit equal to the request.
 
 The quantities are the typed model's when the manifest passed structural validation
-(:func:`parsed_quantities`), so each is parsed once; otherwise the raw text is read here.
+(:func:`raygang.rayjob.spec.parsed_quantities`), so each is parsed once; otherwise the raw
+text is read here.
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ from typing import Any
 
 from raygang.kube.errors import describe_value
 from raygang.kube.quantity import Quantity
-from raygang.rayjob.spec import PodTemplate, RayJob
 from raygang.rayjob.validate.read import Checker, as_map, as_quantity
 
 
@@ -73,36 +73,3 @@ def check_resources(c: Checker, path: str, resources: Mapping[str, Any]) -> None
                 f"request {request} differs from the limit {limit}; {name} cannot be overcommitted",
                 "a request equal to the limit",
             )
-
-
-def parsed_quantities(job: RayJob) -> dict[str, Quantity]:
-    """The containers' quantities of a structurally valid job, as its typed model parsed
-    them, by the field paths :func:`check_resources` names them with."""
-    templates: list[tuple[str, PodTemplate]] = []
-    cluster = job.spec.ray_cluster_spec
-    if cluster is not None:
-        templates.append(
-            ("spec.rayClusterSpec.headGroupSpec.template", cluster.head_group_spec.template)
-        )
-        for index, group in enumerate(cluster.worker_group_specs):
-            templates.append(
-                (f"spec.rayClusterSpec.workerGroupSpecs[{index}].template", group.template)
-            )
-    if job.spec.submitter_pod_template is not None:
-        templates.append(("spec.submitterPodTemplate", job.spec.submitter_pod_template))
-    found: dict[str, Quantity] = {}
-    for path, template in templates:
-        pod = template.spec
-        for key, containers in (
-            ("initContainers", pod.init_containers),
-            ("containers", pod.containers),
-        ):
-            for index, container in enumerate(containers):
-                where = f"{path}.spec.{key}[{index}].resources"
-                for part, values in (
-                    ("requests", container.resources.requests),
-                    ("limits", container.resources.limits),
-                ):
-                    for name, quantity in values.items():
-                        found[f"{where}.{part}[{name!r}]"] = quantity
-    return found
