@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 from raygang.kube.errors import Problem, SpecError
-from raygang.rayjob.spec import problems_from_validation_error
+from raygang.rayjob.problems import problems_from_validation_error
 
 
 def test_settings_messages_keep_their_shape() -> None:

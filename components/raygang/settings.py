@@ -24,7 +24,7 @@ from raygang.kube.names import dns_problem, name_rules
 from raygang.kube.yamlfile import problem_from, read_stack_documents
 from raygang.kuberay.gang import Accounting
 from raygang.kuberay.settings import JobSettings
-from raygang.rayjob.spec import problems_from_validation_error
+from raygang.rayjob.problems import problems_from_validation_error
 
 __all__ = [
     "PROJECT",

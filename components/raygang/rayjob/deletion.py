@@ -15,17 +15,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from raygang.rayjob.problems import Finding
+
 __all__ = [
     "POLICIES",
     "DeletionRule",
     "DeletionStrategy",
-    "Finding",
     "read_deletion_strategy",
 ]
 
-#: One problem of a strategy: (field path, message, what is accepted); the model adds the
-#: document's source when it reports it.
-Finding = tuple[str, str, str]
 
 JOB_STATUSES = ("SUCCEEDED", "FAILED")
 DEPLOYMENT_STATUSES = ("Failed",)

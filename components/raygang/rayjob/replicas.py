@@ -16,10 +16,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from raygang.kube.core import INT32_MAX
+from raygang.rayjob.problems import Finding
 
 __all__ = [
     "GroupPods",
-    "Refusal",
     "add_members",
     "clamped_replicas",
     "group_pods",
@@ -29,9 +29,6 @@ __all__ = [
     "pods_fit",
     "reserved_replicas",
 ]
-
-#: Why a count is refused: (field path, message, what is accepted).
-Refusal = tuple[str, str, str]
 
 
 def clamped_replicas(replicas: int | None, low: int | None, high: int | None) -> int:
@@ -100,7 +97,7 @@ class GroupPods:
     reserved: int
 
 
-def _product_refusal(path: str, what: str, replicas: int, hosts: int, name: str) -> Refusal:
+def _product_refusal(path: str, what: str, replicas: int, hosts: int, name: str) -> Finding:
     return (
         path,
         f"{what} {replicas} × numOfHosts {hosts} = {replicas * hosts} pods in worker group "
@@ -120,7 +117,7 @@ def group_pods(
     *,
     suspend: bool,
     scaling: bool,
-) -> GroupPods | Refusal:
+) -> GroupPods | Finding:
     """One worker group's pods (a suspended group has none), or why a product is refused.
 
     Both products must fit an int32: KubeRay multiplies the resources by the raw count and
@@ -148,7 +145,7 @@ def group_pods(
     return GroupPods(clamped * hosts, raw * hosts)
 
 
-def add_members(path: str, name: str, members: int, count: int) -> int | Refusal:
+def add_members(path: str, name: str, members: int, count: int) -> int | Finding:
     """The running ``minMember`` sum with one group's ``count`` pods, or why it is refused."""
     if members_fit(members, count):
         return members + count
