@@ -18,17 +18,7 @@ from dataclasses import dataclass
 from raygang.kube.core import INT32_MAX
 from raygang.rayjob.problems import Finding
 
-__all__ = [
-    "GroupPods",
-    "add_members",
-    "clamped_replicas",
-    "group_pods",
-    "member_replicas",
-    "members_fit",
-    "pods_accepted",
-    "pods_fit",
-    "reserved_replicas",
-]
+__all__ = ["GroupPods", "add_members", "clamped_replicas", "group_pods"]
 
 
 def clamped_replicas(replicas: int | None, low: int | None, high: int | None) -> int:
@@ -44,57 +34,25 @@ def clamped_replicas(replicas: int | None, low: int | None, high: int | None) ->
     return min(replicas, high_n)
 
 
-def member_replicas(
-    replicas: int | None, low: int | None, high: int | None, *, scaling: bool
-) -> int:
-    """The replicas of a group that ``minMember`` counts.
-
-    ``minReplicas`` with the autoscaler (KubeRay's CalculateMinReplicas), else the clamped
-    ``replicas`` (GetWorkerGroupDesiredReplicas).
-    """
-    return (low or 0) if scaling else clamped_replicas(replicas, low, high)
-
-
-def reserved_replicas(replicas: int | None, low: int | None, *, scaling: bool) -> tuple[str, int]:
-    """The field and count KubeRay's adapter multiplies a group's resources by.
-
-    The raw count, not the clamped one: ``minReplicas`` with the autoscaler, else
-    ``replicas`` (unset: 0).
-    """
-    return ("minReplicas", low or 0) if scaling else ("replicas", replicas or 0)
-
-
-def pods_fit(replicas: int, hosts: int) -> bool:
-    """Whether ``replicas × numOfHosts`` fits an int32 (checked without multiplying)."""
-    return hosts <= 0 or replicas <= INT32_MAX // hosts
-
-
-def pods_accepted(what: str, hosts: int) -> str:
-    """What a refused ``replicas × numOfHosts`` should be instead, ``what`` naming the count."""
-    return (
-        f"{what} × numOfHosts at most {INT32_MAX}: with numOfHosts {hosts}, {what} at most "
-        f"{INT32_MAX // hosts}"
-    )
-
-
-def members_fit(members: int, count: int) -> bool:
-    """Whether adding ``count`` pods to a ``minMember`` of ``members`` stays within int32."""
-    return count <= INT32_MAX - members
-
-
 @dataclass(frozen=True, slots=True)
 class GroupPods:
     """A worker group's pods in the gang.
 
     Attributes:
-        members: pods counted in ``minMember`` (the clamped count, or ``minReplicas`` with
-            the autoscaler, × ``numOfHosts``).
-        reserved: pods KubeRay's adapter multiplies the group's resources by (the raw
-            count × ``numOfHosts``).
+        members: pods counted in ``minMember``: the clamped ``replicas`` (KubeRay's
+            GetWorkerGroupDesiredReplicas), or ``minReplicas`` with the autoscaler
+            (CalculateMinReplicas), × ``numOfHosts``.
+        reserved: pods KubeRay's adapter multiplies the group's resources by: the raw
+            count of the same field (unset: 0), × ``numOfHosts``.
     """
 
     members: int
     reserved: int
+
+
+def _fits(replicas: int, hosts: int) -> bool:
+    """Whether ``replicas × hosts`` fits an int32, checked without multiplying."""
+    return hosts <= 0 or replicas <= INT32_MAX // hosts
 
 
 def _product_refusal(path: str, what: str, replicas: int, hosts: int, name: str) -> Finding:
@@ -103,7 +61,8 @@ def _product_refusal(path: str, what: str, replicas: int, hosts: int, name: str)
         f"{what} {replicas} × numOfHosts {hosts} = {replicas * hosts} pods in worker group "
         f"{name}, more than {INT32_MAX}, the largest int32 (the type of the PodGroup's "
         "minMember and of KubeRay's replica counts)",
-        pods_accepted(what, hosts),
+        f"{what} × numOfHosts at most {INT32_MAX}: with numOfHosts {hosts}, {what} at most "
+        f"{INT32_MAX // hosts}",
     )
 
 
@@ -120,8 +79,7 @@ def group_pods(
 ) -> GroupPods | Finding:
     """One worker group's pods (a suspended group has none), or why a product is refused.
 
-    Both products must fit an int32: KubeRay multiplies the resources by the raw count and
-    puts the clamped one in ``minMember``; the raw one is checked first.
+    Both products must fit an int32, checked without multiplying; the raw count's first.
 
     Args:
         path: the group's field path, e.g. ``spec.rayClusterSpec.workerGroupSpecs[0]``.
@@ -135,19 +93,21 @@ def group_pods(
     """
     if suspend:
         return GroupPods(0, 0)
-    clamped = member_replicas(replicas, low, high, scaling=scaling)
-    raw_what, raw = reserved_replicas(replicas, low, scaling=scaling)
-    if not pods_fit(raw, hosts):
+    if scaling:
+        counted, raw_what, raw = low or 0, "minReplicas", low or 0
+    else:
+        counted, raw_what, raw = clamped_replicas(replicas, low, high), "replicas", replicas or 0
+    if not _fits(raw, hosts):
         return _product_refusal(f"{path}.{raw_what}", raw_what, raw, hosts, name)
-    if clamped != raw and not pods_fit(clamped, hosts):
+    if counted != raw and not _fits(counted, hosts):
         what = "replicas within [minReplicas, maxReplicas]"
-        return _product_refusal(f"{path}.replicas", what, clamped, hosts, name)
-    return GroupPods(clamped * hosts, raw * hosts)
+        return _product_refusal(f"{path}.replicas", what, counted, hosts, name)
+    return GroupPods(counted * hosts, raw * hosts)
 
 
 def add_members(path: str, name: str, members: int, count: int) -> int | Finding:
     """The running ``minMember`` sum with one group's ``count`` pods, or why it is refused."""
-    if members_fit(members, count):
+    if count <= INT32_MAX - members:
         return members + count
     return (
         path,

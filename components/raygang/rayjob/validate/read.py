@@ -95,7 +95,7 @@ class Checker:
     """Collects problems for one document.
 
     ``parsed`` holds the quantities the structural validation already parsed, by the field
-    path the checks name them with (:func:`raygang.rayjob.validate.resources.parsed_quantities`):
+    path the checks name them with (:func:`raygang.rayjob.spec.parsed_quantities`):
     a valid manifest's quantities are parsed once, there, and read here. ``rules`` are the
     submitter's (:class:`SubmitterRules`).
     """
