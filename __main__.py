@@ -12,11 +12,8 @@ from raygang import (
     create_companions,
     internal_error,
     live_cluster_scoped,
-    live_snapshot,
     load_files,
-    plan_everything,
-    preflight_gate,
-    settings_from_getter,
+    plan_program,
     unknown_key_problems,
 )
 
@@ -39,33 +36,30 @@ def main() -> None:
         unknown = unknown_key_problems(_config_keys(), source)
         if unknown:
             raise SpecError(unknown)
-        settings = settings_from_getter(lambda key: _config_value(config, key), source)
-        live = settings.live_facts and not settings.cluster_snapshot
-        docs = load_files(
-            [Path(m) for m in settings.manifests],
-            settings.jobs,
-            settings.queues,
+        planned = plan_program(
+            lambda key: _config_value(config, key),
+            source,
+            lambda settings, live: load_files(
+                [Path(m) for m in settings.manifests],
+                settings.jobs,
+                settings.queues,
+                base=here,
+                # With live facts, the cluster's discovery says which companion kinds take
+                # no namespace, beyond raygang's documented list.
+                cluster_scoped=live_cluster_scoped() if live else (),
+            ),
             base=here,
-            # With live facts, the cluster's discovery says which companion kinds take no
-            # namespace, beyond raygang's documented list.
-            cluster_scoped=live_cluster_scoped() if live else (),
         )
-        snapshot = None
-        if live:
-            # Gather facts from the cluster itself, as KubeRay's controller does each loop.
-            snapshot = live_snapshot(sorted({job.namespace for job in docs.jobs}))
-        plan = plan_everything(docs, settings, base=here, snapshot=snapshot)
     except SpecError as exc:
         raise pulumi.RunError(f"raygang: invalid input:\n{exc}") from None
     except RecursionError:  # a RuntimeError, but not the cluster's: the guard below reports it
         raise
     except RuntimeError as exc:  # live facts without the kubernetes client or credentials
         raise pulumi.RunError(f"raygang: cannot read the cluster's state: {exc}") from None
-
+    plan, gate = planned.plan, planned.gate
     for note in plan.ignored:
         pulumi.log.info(note)
     # The same gate as `raygang plan` (exit 3 there, a failed preview here).
-    gate = preflight_gate(plan, settings.preflight)
     if gate.errors:
         raise pulumi.RunError(
             "raygang: "

@@ -9,6 +9,13 @@ except ``raygang.testing`` (Pulumi mocks for a user's tests). A Pulumi program::
 
 and what ``raygang plan`` and the repository's ``__main__.py`` share: the stack's settings
 (``settings_from_getter``, ``config_value``, ``unknown_key_problems``, ``read_stack_file``),
+the planning pass (``plan_everything``, ``preflight_gate``; ``plan_program``, a Pulumi
+program's flow around them: settings, documents, live facts, plan, gate) and its result
+(a ``StackPlan`` whose ``jobs`` are ``PlannedJob`` records: each job's plan, lifecycle and
+preflight), the cluster's state (``live_snapshot``, ``live_cluster_scoped``,
+``snapshot_from_objects``), the CLI's outputs (``render_table``, ``render_yaml``,
+``write_json``) and the error types (``SpecError``, which holds every ``Problem`` found, and
+``internal_error``).
 the planning pass (``plan_everything``, ``preflight_gate``) and its result (a ``StackPlan``
 whose ``jobs`` are ``PlannedJob`` records: each job's plan, lifecycle and preflight), the
 cluster's state (``live_snapshot``, ``live_cluster_scoped``, ``snapshot_from_objects``), the
@@ -51,7 +58,13 @@ if TYPE_CHECKING:
     from raygang.kuberay.settings import JobSettings
     from raygang.lifecycle.facts.live import live_cluster_scoped, live_snapshot
     from raygang.loader import Documents, load_documents, load_files, load_rayjob_document
-    from raygang.pipeline import Gate, plan_everything, preflight_gate
+    from raygang.pipeline import (
+        Gate,
+        ProgramPlan,
+        plan_everything,
+        plan_program,
+        preflight_gate,
+    )
     from raygang.plan import PlannedJob, StackPlan
     from raygang.render import render_table, render_yaml, write_json
     from raygang.settings import (
@@ -94,6 +107,8 @@ _HOMES = {
     "PlannedJob": "raygang.plan",
     "StackPlan": "raygang.plan",
     "plan_everything": "raygang.pipeline",
+    "plan_program": "raygang.pipeline",
+    "ProgramPlan": "raygang.pipeline",
     "preflight_gate": "raygang.pipeline",
     # the outputs of `raygang plan`
     "render_table": "raygang.render",
@@ -127,6 +142,7 @@ __all__ = [
     "JobSettings",
     "PlannedJob",
     "Problem",
+    "ProgramPlan",
     "Quantity",
     "QuantityError",
     "RayJobGang",
@@ -147,6 +163,7 @@ __all__ = [
     "load_rayjob_document",
     "load_snapshot",
     "plan_everything",
+    "plan_program",
     "preflight_gate",
     "read_stack_file",
     "render_table",

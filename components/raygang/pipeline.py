@@ -6,13 +6,13 @@ cluster's facts (:mod:`raygang.lifecycle`) and the preflight against Volcano's r
 Both entry points call :func:`plan_everything`, so the offline plan and what ``pulumi up``
 registers come from one code path.
 
-Internal: ``raygang`` exports ``plan_everything``, ``preflight_gate`` and ``Gate``; this
-module may change without notice.
+Internal: ``raygang`` exports ``plan_everything``, ``preflight_gate``, ``Gate``,
+``plan_program`` and ``ProgramPlan``; this module may change without notice.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -24,6 +24,7 @@ from raygang.kuberay.jobplan import JobPlan
 from raygang.lifecycle.decide import decide
 from raygang.lifecycle.facts.clock import parse_now
 from raygang.lifecycle.facts.gather import gather_facts
+from raygang.lifecycle.facts.live import live_snapshot
 from raygang.loader import Documents
 from raygang.plan import (
     PRIVILEGE_SETTING,
@@ -34,13 +35,15 @@ from raygang.plan import (
 )
 from raygang.preflight.result import Check, PreflightResult, parse_node_shapes
 from raygang.preflight.run import NodeShape, StackView, preflight_job, stack_view
-from raygang.settings import StackSettings
+from raygang.settings import StackSettings, settings_from_getter
 from raygang.volcano.queue import QueueDecl
 
 __all__ = [
     "Gate",
+    "ProgramPlan",
     "finish_job",
     "plan_everything",
+    "plan_program",
     "preflight_gate",
     "resolve_now",
     "resolve_snapshot",
@@ -234,3 +237,55 @@ def _plan_everything(
     if problems:
         raise SpecError(problems)
     return StackPlan(tuple(jobs), docs.queues, docs.ignored, docs.companions)
+
+
+@dataclass(frozen=True)
+class ProgramPlan:
+    """What a Pulumi program plans before it registers anything (:func:`plan_program`).
+
+    Attributes:
+        settings: the settings the plan was made with.
+        plan: the whole planning pass.
+        gate: what the preflight means for the run (errors fail the preview).
+    """
+
+    settings: StackSettings
+    plan: StackPlan
+    gate: Gate
+
+
+def plan_program(
+    get: Callable[[str], object],
+    source: str,
+    load: Callable[[StackSettings, bool], Documents],
+    *,
+    base: Path,
+) -> ProgramPlan:
+    """The planning a Pulumi program does: settings, documents, live facts, plan, gate.
+
+    One flow for the repository's stack program (``__main__.py``) and the component
+    package (:mod:`raygang.component.package`), so the two register the same objects for
+    the same input; each only says where its settings and documents come from and words
+    the errors for its own users.
+
+    Args:
+        get: the value of a ``raygang:*`` key (without the prefix), or None when unset.
+        source: what names the settings in messages (``stack dev config``).
+        load: reads the documents the settings name; called with True when the facts are
+            read live from the cluster (no snapshot given), so it may ask the cluster which
+            kinds take no namespace.
+        base: the directory a relative ``raygang:clusterSnapshot`` is read from.
+
+    Raises:
+        SpecError: every problem of the settings and the documents.
+        RuntimeError: live facts without the kubernetes client or credentials.
+    """
+    settings = settings_from_getter(get, source)
+    live = settings.live_facts and not settings.cluster_snapshot
+    docs = load(settings, live)
+    snapshot = None
+    if live:
+        # Facts from the cluster itself, as KubeRay's controller reads them each loop.
+        snapshot = live_snapshot(sorted({job.namespace for job in docs.jobs}))
+    plan = plan_everything(docs, settings, base=base, snapshot=snapshot)
+    return ProgramPlan(settings, plan, preflight_gate(plan, settings.preflight))

@@ -6,7 +6,7 @@ A component provider (``provider/__main__.py``, ``pulumi.provider.experimental``
 ``raygang.component`` take Python objects (a ``JobPlan``, a ``QueueDecl``, ``datetime``)
 that no schema can describe, so the two classes here are thin adapters over them, under the
 same names and type tokens: they turn schema-friendly inputs into the same planning pass as
-the stack program (``load_documents`` -> ``plan_everything`` -> ``preflight_gate``) and then
+the stack program (:func:`raygang.pipeline.plan_program`) and then
 run the same component code, so a YAML or TypeScript program creates the objects the
 Python program creates for the same job.
 
@@ -39,11 +39,8 @@ from raygang.component.companions import create_companions
 from raygang.component.queue import VolcanoQueue as _VolcanoQueue
 from raygang.component.rayjobgang import RayJobGang as _RayJobGang
 from raygang.kube.errors import SpecError
-from raygang.lifecycle.facts.live import live_snapshot
 from raygang.loader import load_documents
-from raygang.pipeline import plan_everything, preflight_gate
-from raygang.plan import StackPlan
-from raygang.settings import StackSettings, settings_from_getter
+from raygang.pipeline import plan_program
 from raygang.volcano.queue import parse_queue
 
 PACKAGE = "raygang"
@@ -269,20 +266,19 @@ class RayJobGang(_RayJobGang):
         given = must_be_known(args.get("queue"), "queue", component)
         queue = _queue_of(given, component)
 
-        def plan() -> tuple[StackPlan, StackSettings]:
-            settings = settings_from_getter(values.get, f"{component} inputs")
-            docs = [(f"{source} manifest", manifest)]
-            docs += [(f"{source} manifest (document {i + 2})", c) for i, c in enumerate(companions)]
-            if queue is not None:
-                docs.append((f"{source} queue", queue.decl.manifest()))
-            loaded = load_documents(docs)
-            snapshot = None
-            if settings.live_facts and not settings.cluster_snapshot:
-                snapshot = live_snapshot(sorted({job.namespace for job in loaded.jobs}))
-            return plan_everything(loaded, settings, base=Path("/"), snapshot=snapshot), settings
-
-        stack, settings = _or_run_error(plan)
-        gate = preflight_gate(stack, settings.preflight)
+        docs = [(f"{source} manifest", manifest)]
+        docs += [(f"{source} manifest (document {i + 2})", c) for i, c in enumerate(companions)]
+        if queue is not None:
+            docs.append((f"{source} queue", queue.decl.manifest()))
+        planned = _or_run_error(
+            lambda: plan_program(
+                values.get,
+                f"{component} inputs",
+                lambda _settings, _live: load_documents(docs),
+                base=Path("/"),
+            )
+        )
+        stack, gate = planned.plan, planned.gate
         if gate.errors:
             raise pulumi.RunError(
                 "raygang: "
