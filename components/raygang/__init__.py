@@ -15,16 +15,10 @@ program's flow around them: settings, documents, live facts, plan, gate) and its
 preflight), the cluster's state (``live_snapshot``, ``live_cluster_scoped``,
 ``snapshot_from_objects``), the CLI's outputs (``render_table``, ``render_yaml``,
 ``write_json``) and the error types (``SpecError``, which holds every ``Problem`` found, and
-``internal_error``).
-the planning pass (``plan_everything``, ``preflight_gate``) and its result (a ``StackPlan``
-whose ``jobs`` are ``PlannedJob`` records: each job's plan, lifecycle and preflight), the
-cluster's state (``live_snapshot``, ``live_cluster_scoped``, ``snapshot_from_objects``), the
-CLI's outputs (``render_table``, ``render_yaml``, ``write_json``) and the error types
-(``SpecError``, which holds every ``Problem`` found, and ``internal_error``). For code that
-judges objects raygang makes (the policy pack, a user's tests): Kubernetes quantities
-(``Quantity``, ``QuantityError``, ``format_resource_list``) and the names KubeRay's Volcano
-adapter writes (``SCHEDULER``, ``GROUP_NAME_ANNOTATION``, ``TASK_SPEC_ANNOTATION``,
-``QUEUE_LABEL``, ``PRIORITY_LABEL``).
+``internal_error``). For code that judges objects raygang makes (the policy pack, a user's
+tests): Kubernetes quantities (``Quantity``, ``QuantityError``, ``format_resource_list``)
+and the names KubeRay's Volcano adapter writes (``SCHEDULER``, ``GROUP_NAME_ANNOTATION``,
+``TASK_SPEC_ANNOTATION``, ``QUEUE_LABEL``, ``PRIORITY_LABEL``).
 
 Every name is imported on first use (PEP 562), so ``import raygang`` imports nothing, the
 pure planning modules (and ``raygang plan``) never import the Pulumi SDK, and only the
