@@ -54,40 +54,27 @@ _MAP_FIELDS = frozenset(
     }
 )
 
-_WHOLE = "a whole number without quotes, e.g. 2"
+_WHOLE = ("a whole number", "a whole number without quotes, e.g. 2")
+_BOOL = ("a boolean", "true or false, without quotes")
+_NUMBER = ("a number", "a number without quotes, e.g. 1 or 0.5")
+_MAP = ("a map", "a map (YAML 'key: value' entries)")
 
-_ACCEPTED_BY_TYPE = {
+# A wrong type: (what the field holds, what is accepted), by pydantic's error type.
+_BY_TYPE = {
     "int_type": _WHOLE,
     "int_parsing": _WHOLE,
     "int_from_float": _WHOLE,
-    "bool_type": "true or false, without quotes",
-    "bool_parsing": "true or false, without quotes",
-    "string_type": 'a string; quote it in YAML, e.g. "2.52.0" or "0"',
-    "float_type": "a number without quotes, e.g. 1 or 0.5",
-    "float_parsing": "a number without quotes, e.g. 1 or 0.5",
-    "finite_number": "a finite number, e.g. 1 or 0.5",
-    "list_type": "a list (YAML '- item' entries)",
-    "dict_type": "a map (YAML 'key: value' entries)",
-    "model_type": "a map (YAML 'key: value' entries)",
-    "model_attributes_type": "a map (YAML 'key: value' entries)",
-    "dataclass_type": "a map (YAML 'key: value' entries)",
-}
-
-_WHAT_BY_TYPE = {
-    "int_type": "a whole number",
-    "int_parsing": "a whole number",
-    "int_from_float": "a whole number",
-    "bool_type": "a boolean",
-    "bool_parsing": "a boolean",
-    "string_type": "a string",
-    "float_type": "a number",
-    "float_parsing": "a number",
-    "finite_number": "a finite number",
-    "list_type": "a list",
-    "dict_type": "a map",
-    "model_type": "a map",
-    "model_attributes_type": "a map",
-    "dataclass_type": "a map",
+    "bool_type": _BOOL,
+    "bool_parsing": _BOOL,
+    "string_type": ("a string", 'a string; quote it in YAML, e.g. "2.52.0" or "0"'),
+    "float_type": _NUMBER,
+    "float_parsing": _NUMBER,
+    "finite_number": ("a finite number", "a finite number, e.g. 1 or 0.5"),
+    "list_type": ("a list", "a list (YAML '- item' entries)"),
+    "dict_type": _MAP,
+    "model_type": _MAP,
+    "model_attributes_type": _MAP,
+    "dataclass_type": _MAP,
 }
 
 # What a missing required field should hold, by field name.
@@ -163,13 +150,14 @@ def error_finding(err: Mapping[str, Any]) -> Finding:
         return (path, f"{shown} is not accepted", str(ctx.get("expected", "")))
     if etype == "too_short" and last == "containers":
         return (path, "has no containers", _ACCEPTED_WHEN_MISSING["containers"])
-    if etype in _WHAT_BY_TYPE:
-        message = f"{shown} is not {_WHAT_BY_TYPE[etype]}"
+    if etype in _BY_TYPE:
+        what, accepted = _BY_TYPE[etype]
+        message = f"{shown} is not {what}"
         if etype in ("int_type", "int_from_float") and isinstance(value, float):
             message += " (YAML reads it as a number with a fraction)"
         if etype == "string_type" and isinstance(value, bool):
             message += " (YAML reads unquoted yes/no/true/false/on/off as booleans)"
-        return (path, message, _ACCEPTED_BY_TYPE[etype])
+        return (path, message, accepted)
     if etype == "extra_forbidden":
         return (path, "is not a known field", "remove it, or fix its spelling")
     bounds = {
