@@ -29,6 +29,7 @@ from raygang.kuberay.argsize import MAX_ARG_STRLEN, oversized_arguments
 from raygang.kuberay.gang import Accounting, compute_gang
 from raygang.kuberay.jobplan import JobPlan, PlannedResource
 from raygang.kuberay.settings import JobSettings, job_settings
+from raygang.kuberay.subgangs import job_sub_gangs
 from raygang.lifecycle.model import Lifecycle
 from raygang.preflight.result import PreflightResult
 from raygang.rayjob.spec import RayJobInput
@@ -320,6 +321,7 @@ def plan_job(
     except submitter.SubmitterError as exc:
         raise SpecError([Problem(item.source, "spec", str(exc))]) from None
 
+    sub_gangs = job_sub_gangs(item, settings)
     labels = job.metadata.labels
     queue = labels.get(manifests.QUEUE_LABEL) if manifests.QUEUE_LABEL in labels else None
     queue_declared = queue is not None and queue in declared
@@ -334,7 +336,7 @@ def plan_job(
     _check_record_size(item, record_manifest)
     record = PlannedResource("record", record_manifest, record_deps)
     podgroup = PlannedResource(
-        "podgroup", manifests.podgroup_manifest(item, gang), (record.ref,), owned=True
+        "podgroup", manifests.podgroup_manifest(item, gang, sub_gangs), (record.ref,), owned=True
     )
     try:
         cluster_manifest = manifests.raycluster_manifest(item, settings, sid)
@@ -359,6 +361,7 @@ def plan_job(
         queue=queue,
         queue_declared=queue_declared,
         resources=tuple(resources),
+        sub_gangs=sub_gangs,
     )
 
 

@@ -59,6 +59,7 @@ KEYS = (
     "now",
     "snapshotMaxMiB",
     "refusePrivilegedCompanions",
+    "subGangs",
 )
 
 
@@ -87,6 +88,8 @@ class StackSettings(BaseModel):
     snapshot_max_mib: int | None = Field(default=None, gt=0, le=1 << 20, alias="snapshotMaxMiB")
     # Companions granting cluster-wide rights or intercepting admission: errors, not warnings.
     refuse_privileged_companions: bool = Field(default=False, alias="refusePrivilegedCompanions")
+    # Each replica of a multi-host worker group a Volcano sub-group (kuberay/subgangs).
+    sub_gangs: bool = Field(default=False, alias="subGangs")
 
     @field_validator(
         "completion_timeout_seconds",
@@ -110,6 +113,7 @@ class StackSettings(BaseModel):
             completion_timeout_seconds=self.completion_timeout_seconds,
             cluster_ready_timeout_seconds=self.cluster_ready_timeout_seconds,
             fail_on_job_failure=self.fail_on_job_failure,
+            sub_gangs=self.sub_gangs,
         )
 
 

@@ -21,6 +21,7 @@ from raygang.kube.objects import ObjectIdentity
 from raygang.kuberay import manifests
 from raygang.kuberay.gang import Gang
 from raygang.kuberay.settings import JobSettings
+from raygang.kuberay.subgangs import SubGang
 from raygang.rayjob.spec import RayJobInput
 
 __all__ = ["JobPlan", "PlannedResource"]
@@ -60,6 +61,8 @@ class JobPlan:
         queue: the PodGroup's queue (None: Volcano's ``default``).
         queue_declared: True when the stack creates that queue.
         resources: the objects to create, in creation order.
+        sub_gangs: the worker groups whose replicas Volcano places whole (the PodGroup's
+            ``subGroupPolicy``); empty unless the job's settings ask for sub-gangs.
     """
 
     item: RayJobInput
@@ -71,6 +74,7 @@ class JobPlan:
     queue: str | None
     queue_declared: bool
     resources: tuple[PlannedResource, ...]
+    sub_gangs: tuple[SubGang, ...] = ()
 
     @property
     def name(self) -> str:

@@ -16,6 +16,7 @@ from raygang.kuberay import submitter
 from raygang.kuberay.gang import HEAD_GROUP, SUBMITTER_GROUP, Gang
 from raygang.kuberay.redact import redact_rayjob
 from raygang.kuberay.settings import JobSettings
+from raygang.kuberay.subgangs import SubGang, sub_group_policy
 from raygang.rayjob.spec import RayJobInput
 
 __all__ = [
@@ -199,9 +200,12 @@ def record_manifest(
     }
 
 
-def podgroup_manifest(item: RayJobInput, gang: Gang) -> dict[str, Any]:
+def podgroup_manifest(
+    item: RayJobInput, gang: Gang, sub_gangs: tuple[SubGang, ...] = ()
+) -> dict[str, Any]:
     """The Volcano PodGroup KubeRay's createPodGroup would build for this RayJob (v1.6 and
-    later copy the RayJob's annotations onto it; v1.5.0 does not)."""
+    later copy the RayJob's annotations onto it; v1.5.0 does not), with the
+    ``subGroupPolicy`` of ``sub_gangs`` (raygang's, beyond KubeRay) when there are any."""
     labels = item.job.metadata.labels
     spec: dict[str, Any] = {
         "minMember": gang.min_member,
@@ -217,6 +221,8 @@ def podgroup_manifest(item: RayJobInput, gang: Gang) -> dict[str, Any]:
         if TOPOLOGY_TIER_LABEL in labels:
             topology["highestTierAllowed"] = int(labels[TOPOLOGY_TIER_LABEL])
         spec["networkTopology"] = topology
+    if sub_gangs:
+        spec["subGroupPolicy"] = sub_group_policy(sub_gangs)
     metadata: dict[str, Any] = {"name": podgroup_name(item.name), "namespace": item.namespace}
     # The API server drops an empty map, so declaring one would show as a change in every
     # `pulumi preview` after the first `up` (seen against the real API server).

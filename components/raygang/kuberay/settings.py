@@ -13,7 +13,13 @@ from pydantic import BaseModel, ConfigDict, Field
 from raygang.kube.errors import Problem, SpecError
 from raygang.kuberay.gang import Accounting
 
-__all__ = ["ACCOUNTING_ANNOTATION", "WAIT_ANNOTATION", "JobSettings", "job_settings"]
+__all__ = [
+    "ACCOUNTING_ANNOTATION",
+    "SUB_GANGS_ANNOTATION",
+    "WAIT_ANNOTATION",
+    "JobSettings",
+    "job_settings",
+]
 
 
 ACCOUNTING_ANNOTATION = "raygang.dev/accounting"
@@ -21,6 +27,9 @@ ACCOUNTING_ANNOTATION = "raygang.dev/accounting"
 WAIT_ANNOTATION = "raygang.dev/wait-for-completion"
 
 FAIL_ANNOTATION = "raygang.dev/fail-on-job-failure"
+
+# Each replica of a worker group with numOfHosts > 1 a Volcano sub-group (kuberay/subgangs).
+SUB_GANGS_ANNOTATION = "raygang.dev/sub-gangs"
 
 
 class JobSettings(BaseModel):
@@ -34,6 +43,7 @@ class JobSettings(BaseModel):
     completion_timeout_seconds: int = Field(default=3600, gt=0)
     cluster_ready_timeout_seconds: int = Field(default=900, gt=0)
     fail_on_job_failure: bool = False
+    sub_gangs: bool = False
 
 
 def job_settings(base: JobSettings, annotations: Mapping[str, str], source: str) -> JobSettings:
@@ -60,6 +70,7 @@ def job_settings(base: JobSettings, annotations: Mapping[str, str], source: str)
     for key, field_name in (
         (WAIT_ANNOTATION, "wait_for_completion"),
         (FAIL_ANNOTATION, "fail_on_job_failure"),
+        (SUB_GANGS_ANNOTATION, "sub_gangs"),
     ):
         if key not in annotations:
             continue

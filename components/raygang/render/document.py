@@ -59,6 +59,18 @@ def _companion_document(companion: Companion) -> dict[str, Any]:
 def _job_document(job: PlannedJob, companions: Sequence[Companion] = ()) -> dict[str, Any]:
     plan = job.plan
     gang = plan.gang
+    podgroup: dict[str, Any] = {
+        "name": plan.podgroup_name,
+        "minMember": job.declared_min_member,
+        "minResources": job.declared_min_resources,
+        "queue": plan.queue,
+        "priorityClassName": plan.priority_class,
+    }
+    if plan.settings.sub_gangs:
+        # Only when asked: without sub-gangs the document is what it always was.
+        declared = job.resource("podgroup")
+        spec = declared.manifest.get("spec", {}) if declared is not None else {}
+        podgroup["subGroupPolicy"] = list(spec.get("subGroupPolicy") or [])
     return {
         "name": plan.name,
         "namespace": plan.namespace,
@@ -66,13 +78,7 @@ def _job_document(job: PlannedJob, companions: Sequence[Companion] = ()) -> dict
         "source": plan.item.source,
         "mode": plan.mode,
         "accounting": str(gang.accounting),
-        "podGroup": {
-            "name": plan.podgroup_name,
-            "minMember": job.declared_min_member,
-            "minResources": job.declared_min_resources,
-            "queue": plan.queue,
-            "priorityClassName": plan.priority_class,
-        },
+        "podGroup": podgroup,
         "pods": [
             {
                 "role": share.role,

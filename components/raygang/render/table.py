@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from raygang.kube.quantity import format_resource_list
 from raygang.kube.secretkind import secret_keys
+from raygang.kuberay.jobplan import JobPlan
 from raygang.plan import Companion, PlannedJob, StackPlan, generate_name_prefix
 from raygang.render.order import companion_deps
 
@@ -44,6 +45,7 @@ def _job_table(job: PlannedJob, companions: Sequence[Companion] = ()) -> list[st
         f"  minMember     {gang.min_member}  (1 head + {workers} workers; "
         "the submitter is reserved but never counted)"
     )
+    lines += _sub_gang_lines(plan)
     rows = [["role", "group", "members", "reserved", *names]]
     for share in gang.shares:
         per = format_resource_list(share.per_pod)
@@ -100,6 +102,22 @@ def _job_table(job: PlannedJob, companions: Sequence[Companion] = ()) -> list[st
         note = "; ".join(x for x in (wait, after) if x)
         lines.append(f"    {offset}. {resource.ref}" + (f"  ({note})" if note else ""))
     return lines
+
+
+def _sub_gang_lines(plan: JobPlan) -> list[str]:
+    """The PodGroup's sub-groups, when the job's settings ask for them (kuberay/subgangs)."""
+    if not plan.settings.sub_gangs:
+        return []
+    if not plan.sub_gangs:
+        return [
+            "  sub-gangs     none: no worker group has numOfHosts > 1 (raygang:subGangs "
+            "changes nothing for this job)"
+        ]
+    head = "  sub-gangs     "
+    return [
+        f"{head if i == 0 else ' ' * len(head)}{g.summary()} (subGroupPolicy)"
+        for i, g in enumerate(plan.sub_gangs)
+    ]
 
 
 def render_table(plan: StackPlan) -> str:
