@@ -10,15 +10,15 @@ except ``raygang.testing`` (Pulumi mocks for a user's tests). A Pulumi program::
 and what ``raygang plan`` and the repository's ``__main__.py`` share: the stack's settings
 (``settings_from_getter``, ``config_value``, ``unknown_key_problems``, ``read_stack_file``),
 the planning pass (``plan_everything``, ``preflight_gate``; ``plan_program``, a Pulumi
-program's flow around them: settings, documents, live facts, plan, gate) and its result
-(a ``StackPlan`` whose ``jobs`` are ``PlannedJob`` records: each job's plan, lifecycle and
+program's flow around them: settings, documents, live facts, plan, gate) and its result (a
+``StackPlan`` whose ``jobs`` are ``PlannedJob`` records: each job's plan, lifecycle and
 preflight), the cluster's state (``live_snapshot``, ``live_cluster_scoped``,
-``snapshot_from_objects``), the CLI's outputs (``render_table``, ``render_yaml``,
-``write_json``) and the error types (``SpecError``, which holds every ``Problem`` found, and
-``internal_error``). For code that judges objects raygang makes (the policy pack, a user's
-tests): Kubernetes quantities (``Quantity``, ``QuantityError``, ``format_resource_list``)
-and the names KubeRay's Volcano adapter writes (``SCHEDULER``, ``GROUP_NAME_ANNOTATION``,
-``TASK_SPEC_ANNOTATION``, ``QUEUE_LABEL``, ``PRIORITY_LABEL``).
+``live_podgroup_fields``, ``snapshot_from_objects``), the CLI's outputs (``render_table``,
+``render_yaml``, ``write_json``) and the error types (``SpecError``, which holds every
+``Problem`` found, and ``internal_error``). For code that judges objects raygang makes (the
+policy pack, a user's tests): Kubernetes quantities (``Quantity``, ``QuantityError``,
+``format_resource_list``) and the names KubeRay's Volcano adapter writes (``SCHEDULER``,
+``GROUP_NAME_ANNOTATION``, ``TASK_SPEC_ANNOTATION``, ``QUEUE_LABEL``, ``PRIORITY_LABEL``).
 
 Every name is imported on first use (PEP 562), so ``import raygang`` imports nothing, the
 pure planning modules (and ``raygang plan``) never import the Pulumi SDK, and only the
@@ -50,7 +50,11 @@ if TYPE_CHECKING:
         TASK_SPEC_ANNOTATION,
     )
     from raygang.kuberay.settings import JobSettings
-    from raygang.lifecycle.facts.live import live_cluster_scoped, live_snapshot
+    from raygang.lifecycle.facts.live import (
+        live_cluster_scoped,
+        live_podgroup_fields,
+        live_snapshot,
+    )
     from raygang.loader import Documents, load_documents, load_files, load_rayjob_document
     from raygang.pipeline import (
         Gate,
@@ -95,6 +99,7 @@ _HOMES = {
     "load_snapshot": "raygang.kube.snapshot",
     "snapshot_from_objects": "raygang.kube.snapshot",
     "live_cluster_scoped": "raygang.lifecycle.facts.live",
+    "live_podgroup_fields": "raygang.lifecycle.facts.live",
     "live_snapshot": "raygang.lifecycle.facts.live",
     # the planning pass shared by `raygang plan` and the Pulumi program, and its result
     "Gate": "raygang.pipeline",
@@ -151,6 +156,7 @@ __all__ = [
     "format_resource_list",
     "internal_error",
     "live_cluster_scoped",
+    "live_podgroup_fields",
     "live_snapshot",
     "load_documents",
     "load_files",

@@ -24,7 +24,7 @@ from raygang.kuberay.jobplan import JobPlan
 from raygang.lifecycle.decide import decide
 from raygang.lifecycle.facts.clock import parse_now
 from raygang.lifecycle.facts.gather import gather_facts
-from raygang.lifecycle.facts.live import live_snapshot
+from raygang.lifecycle.facts.live import live_podgroup_fields, live_snapshot
 from raygang.loader import Documents
 from raygang.plan import (
     PRIVILEGE_SETTING,
@@ -32,6 +32,7 @@ from raygang.plan import (
     StackPlan,
     plan_stack,
     privileged_companions,
+    unsupported_sub_gangs,
 )
 from raygang.preflight.result import Check, PreflightResult, parse_node_shapes
 from raygang.preflight.run import NodeShape, StackView, preflight_job, stack_view
@@ -185,6 +186,7 @@ def plan_everything(
     base: Path,
     snapshot: ClusterSnapshot | None = None,
     now: datetime | None = None,
+    podgroup_fields: frozenset[str] | None = None,
 ) -> StackPlan:
     """Plan a stack's documents completely: gang, lifecycle and preflight.
 
@@ -194,11 +196,19 @@ def plan_everything(
         base: the project directory, for a relative ``raygang:clusterSnapshot``.
         snapshot: a cluster snapshot; when None, ``settings.cluster_snapshot`` is read.
         now: the clock; when None, ``settings.now`` or the current time.
+        podgroup_fields: the ``spec`` fields of the installed PodGroup CRD
+            (:func:`raygang.live_podgroup_fields`); None when unknown, and then a
+            ``subGroupPolicy`` is assumed to be kept (Volcano v1.14 and later).
 
     Raises:
         SpecError: every problem found, in every job.
     """
-    return _plan_everything(docs, settings, base, snapshot, now)
+    plans = _plan_everything(docs, settings, base, snapshot, now)
+    if podgroup_fields is not None:
+        problems = unsupported_sub_gangs([j.plan for j in plans.jobs], podgroup_fields)
+        if problems:
+            raise SpecError(problems)
+    return plans
 
 
 def _plan_everything(
@@ -283,9 +293,11 @@ def plan_program(
     settings = settings_from_getter(get, source)
     live = settings.live_facts and not settings.cluster_snapshot
     docs = load(settings, live)
-    snapshot = None
+    snapshot, fields = None, None
     if live:
-        # Facts from the cluster itself, as KubeRay's controller reads them each loop.
+        # Facts from the cluster itself, as KubeRay's controller reads them each loop; and
+        # the installed PodGroup CRD's fields, so sub-gangs are refused where it lacks them.
         snapshot = live_snapshot(sorted({job.namespace for job in docs.jobs}))
-    plan = plan_everything(docs, settings, base=base, snapshot=snapshot)
+        fields = live_podgroup_fields()
+    plan = plan_everything(docs, settings, base=base, snapshot=snapshot, podgroup_fields=fields)
     return ProgramPlan(settings, plan, preflight_gate(plan, settings.preflight))

@@ -28,7 +28,7 @@ from raygang.kuberay import manifests, submitter
 from raygang.kuberay.argsize import MAX_ARG_STRLEN, oversized_arguments
 from raygang.kuberay.gang import Accounting, compute_gang
 from raygang.kuberay.jobplan import JobPlan, PlannedResource
-from raygang.kuberay.settings import JobSettings, job_settings
+from raygang.kuberay.settings import SUB_GANGS_ANNOTATION, JobSettings, job_settings
 from raygang.kuberay.subgangs import job_sub_gangs
 from raygang.lifecycle.model import Lifecycle
 from raygang.preflight.result import PreflightResult
@@ -431,6 +431,35 @@ def plan_stack(
     if problems:
         raise SpecError(problems)
     return tuple(plans)
+
+
+def unsupported_sub_gangs(
+    plans: Sequence[JobPlan], podgroup_fields: frozenset[str]
+) -> list[Problem]:
+    """Jobs with sub-gangs when the installed PodGroup CRD has no ``subGroupPolicy``.
+
+    The API server would prune the field without a word (a structural schema keeps only
+    the fields it declares), and Volcano would schedule the whole gang as one: refused.
+    """
+    if "subGroupPolicy" in podgroup_fields:
+        return []
+    return [
+        Problem(
+            plan.item.source,
+            (
+                f"metadata.annotations[{SUB_GANGS_ANNOTATION!r}]"
+                if SUB_GANGS_ANNOTATION in plan.item.job.metadata.annotations
+                else "raygang:subGangs"
+            ),
+            f"asks for sub-gangs (worker group {', '.join(g.group for g in plan.sub_gangs)}), "
+            "but the cluster's PodGroup CRD (podgroups.scheduling.volcano.sh, v1beta1) has no "
+            "spec.subGroupPolicy: the API server would drop it and Volcano would place the "
+            "gang as one",
+            "Volcano v1.14 or later (its PodGroup CRD), or sub-gangs turned off",
+        )
+        for plan in plans
+        if plan.sub_gangs
+    ]
 
 
 PRIVILEGE_SETTING = "raygang:refusePrivilegedCompanions"

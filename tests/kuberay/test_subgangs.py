@@ -4,6 +4,7 @@ opt-in per job (``raygang.dev/sub-gangs``) or per stack (``raygang:subGangs``)."
 from __future__ import annotations
 
 import json
+import types
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +12,7 @@ import pytest
 from raygang.kube.errors import SpecError
 from raygang.kuberay.settings import JobSettings
 from raygang.kuberay.subgangs import SubGang, sub_gangs
+from raygang.lifecycle.facts.live import live_podgroup_fields, podgroup_spec_fields
 from raygang.loader import load_documents
 from raygang.pipeline import plan_everything
 from raygang.plan import plan_job
@@ -182,3 +184,113 @@ def test_without_the_setting_the_documents_have_no_sub_gang_key() -> None:
     stack = plan_everything(docs, StackSettings(), base=Path("."))
     assert "sub-gangs" not in render_table(stack)
     assert "subGroupPolicy" not in plan_document(stack)["jobs"][0]["podGroup"]
+
+
+# --- the installed PodGroup CRD ------------------------------------------------------------
+CRDS = Path("/work/main/.tools/share/crds-volcano/scheduling.volcano.sh_podgroups.yaml")
+
+
+def _crd(spec_fields: list[str]) -> dict[str, Any]:
+    properties = {name: {"type": "object"} for name in spec_fields}
+    schema = {"openAPIV3Schema": {"properties": {"spec": {"properties": properties}}}}
+    return {"spec": {"versions": [{"name": "v1beta1", "schema": schema}]}}
+
+
+def test_the_crd_s_spec_fields_are_read_from_its_v1beta1_schema() -> None:
+    assert podgroup_spec_fields(_crd(["minMember", "queue"])) == {"minMember", "queue"}
+    assert podgroup_spec_fields({"spec": {"versions": [{"name": "v1alpha1"}]}}) is None
+    assert podgroup_spec_fields({}) is None
+
+
+@pytest.mark.skipif(not CRDS.exists(), reason=f"{CRDS} is absent (make tools installs it)")
+def test_the_crd_our_local_control_plane_installs_has_sub_groups() -> None:
+    import yaml
+
+    fields = podgroup_spec_fields(yaml.safe_load(CRDS.read_text()))
+    assert fields is not None and "subGroupPolicy" in fields
+
+
+class _FakeKubernetes:
+    """The slice of the kubernetes client live_podgroup_fields uses."""
+
+    def __init__(self, crd: dict[str, Any] | None) -> None:
+        fake = self
+        self.context: str | None = None
+
+        class NotFoundError(Exception):
+            pass
+
+        class Instance:
+            def to_dict(self) -> dict[str, Any]:
+                assert crd is not None
+                return crd
+
+        class Resource:
+            def get(self, name: str) -> Instance:
+                assert name == "podgroups.scheduling.volcano.sh"
+                if crd is None:
+                    raise NotFoundError(name)
+                return Instance()
+
+        class Resources:
+            def get(self, api_version: str, kind: str) -> Resource:
+                assert (api_version, kind) == (
+                    "apiextensions.k8s.io/v1",
+                    "CustomResourceDefinition",
+                )
+                return Resource()
+
+        class DynamicClient:
+            def __init__(self, client: object) -> None:
+                self.resources = Resources()
+
+        def new_client_from_config(context: str | None = None) -> object:
+            fake.context = context
+            return object()
+
+        self.dynamic = types.SimpleNamespace(DynamicClient=DynamicClient)
+        self.config = types.SimpleNamespace(new_client_from_config=new_client_from_config)
+
+
+def test_live_podgroup_fields_reads_the_crd() -> None:
+    fake = _FakeKubernetes(_crd(["minMember", "subGroupPolicy"]))
+    assert live_podgroup_fields(context="prod", kubernetes=fake) == {"minMember", "subGroupPolicy"}
+    assert fake.context == "prod"
+    assert live_podgroup_fields(kubernetes=_FakeKubernetes(None)) is None
+
+
+def _stack(job: dict[str, Any], fields: frozenset[str] | None, **settings: Any) -> Any:
+    docs = load_documents([("job.yaml", job)])
+    return plan_everything(docs, StackSettings(**settings), base=Path("."), podgroup_fields=fields)
+
+
+def test_an_older_crd_refuses_sub_gangs_with_the_field_it_lacks() -> None:
+    job = rayjob(annotations=ASK, workers=[_tpu(replicas=2, num_of_hosts=2)])
+    with pytest.raises(SpecError) as caught:
+        _stack(job, frozenset({"minMember", "minResources", "queue"}))
+    (problem,) = caught.value.problems
+    assert problem.path == "metadata.annotations['raygang.dev/sub-gangs']"
+    assert problem.message == (
+        "asks for sub-gangs (worker group tpu), but the cluster's PodGroup CRD "
+        "(podgroups.scheduling.volcano.sh, v1beta1) has no spec.subGroupPolicy: the API server "
+        "would drop it and Volcano would place the gang as one"
+    )
+    assert problem.accepted == "Volcano v1.14 or later (its PodGroup CRD), or sub-gangs turned off"
+
+
+def test_an_older_crd_names_the_stack_setting_when_the_stack_asked() -> None:
+    job = rayjob(workers=[_tpu(replicas=2, num_of_hosts=2)])
+    with pytest.raises(SpecError, match=r"raygang:subGangs: asks for sub-gangs"):
+        _stack(job, frozenset({"minMember"}), subGangs=True)
+
+
+def test_an_older_crd_is_fine_without_sub_gangs_or_with_a_no_op() -> None:
+    old = frozenset({"minMember"})
+    assert _stack(rayjob(workers=[_tpu(replicas=2, num_of_hosts=2)]), old).jobs
+    assert _stack(rayjob(workers=[worker("cpu")]), old, subGangs=True).jobs
+
+
+def test_a_crd_with_the_field_or_an_unknown_one_plans() -> None:
+    job = rayjob(annotations=ASK, workers=[_tpu(replicas=2, num_of_hosts=2)])
+    assert _stack(job, frozenset({"minMember", "subGroupPolicy"})).jobs
+    assert _stack(job, None).jobs

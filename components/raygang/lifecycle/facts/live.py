@@ -20,7 +20,17 @@ from raygang.kuberay.manifests import MANAGED_BY_LABEL
 from raygang.lifecycle.facts.fields import as_list, as_mapping
 from raygang.lifecycle.facts.gather import REFUSED_REASON
 
-__all__ = ["LIVE_KINDS", "live_cluster_scoped", "live_snapshot"]
+__all__ = [
+    "LIVE_KINDS",
+    "PODGROUP_CRD",
+    "live_cluster_scoped",
+    "live_podgroup_fields",
+    "live_snapshot",
+    "podgroup_spec_fields",
+]
+
+#: The CustomResourceDefinition of Volcano's PodGroup.
+PODGROUP_CRD = "podgroups.scheduling.volcano.sh"
 
 #: The kinds lifecycle facts need, as (apiVersion, kind, label selector, field selector).
 #: ConfigMaps and Pods are listed by label (records, head pods) and Events by reason, so a
@@ -103,6 +113,54 @@ def live_cluster_scoped(
         for r in dynamic.resources.search()
         if getattr(r, "namespaced", True) is False and "/" not in str(getattr(r, "name", ""))
     )
+
+
+def live_podgroup_fields(
+    *, context: str | None = None, kubernetes: Any = None
+) -> frozenset[str] | None:
+    """The ``spec`` fields the installed PodGroup CRD's ``v1beta1`` schema declares.
+
+    The API server prunes a field its CRD's structural schema lacks, silently: a
+    ``subGroupPolicy`` sent to Volcano v1.13's CRD is dropped (KubeRay PR #5249's test), and
+    the gang would be scheduled without it. Read from the CRD itself, as
+    ``kubectl get crd podgroups.scheduling.volcano.sh`` shows it.
+
+    Args:
+        context: the kubeconfig context; None for the current one.
+        kubernetes: the ``kubernetes`` module to use (tests pass a stand-in); imported
+            when None.
+
+    Returns:
+        The field names; None when the CRD is not installed (no PodGroup can be created
+        then, whatever its fields) or cannot be read.
+
+    Raises:
+        RuntimeError: the ``kubernetes`` package is not installed.
+    """
+    client = _client(kubernetes)
+    dynamic = client.dynamic.DynamicClient(client.config.new_client_from_config(context=context))
+    try:
+        crds = dynamic.resources.get(
+            api_version="apiextensions.k8s.io/v1", kind="CustomResourceDefinition"
+        )
+        crd = crds.get(name=PODGROUP_CRD)
+    except Exception as exc:
+        if type(exc).__name__ in ("NotFoundError", "ForbiddenError", "ResourceNotFoundError"):
+            return None
+        raise
+    return podgroup_spec_fields(crd.to_dict() if hasattr(crd, "to_dict") else dict(crd))
+
+
+def podgroup_spec_fields(crd: Mapping[str, Any]) -> frozenset[str] | None:
+    """The ``spec`` properties of a PodGroup CRD's ``v1beta1`` schema; None without one."""
+    for version in as_list(as_mapping(crd.get("spec")).get("versions")):
+        version = as_mapping(version)
+        if version.get("name") != "v1beta1":
+            continue
+        schema = as_mapping(as_mapping(version.get("schema")).get("openAPIV3Schema"))
+        spec = as_mapping(as_mapping(schema.get("properties")).get("spec"))
+        return frozenset(str(k) for k in as_mapping(spec.get("properties")))
+    return None
 
 
 def _client(kubernetes: Any) -> Any:
