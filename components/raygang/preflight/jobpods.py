@@ -7,7 +7,7 @@ KubeRay's pod templates give them (``ray-operator/controllers/ray/common/pod.go`
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from raygang.kuberay.gang import (
@@ -17,7 +17,7 @@ from raygang.kuberay.gang import (
     desired_worker_replicas,
 )
 from raygang.kuberay.jobplan import JobPlan
-from raygang.volcano.api import Placement, Res, Task, add_res, scale, to_res
+from raygang.volcano.api import Placement, Res, SubJob, Task, add_res, scale, to_res
 
 
 # --- The job's own pods -------------------------------------------------------------------
@@ -36,6 +36,9 @@ class JobPods:
     roles: tuple[tuple[Task, int, int], ...]
     submitter: Task | None
     unmodelled: tuple[str, ...]
+    # Worker groups whose replicas are sub-groups (the PodGroup's subGroupPolicy): numOfHosts
+    # by group name.
+    sub_gangs: Mapping[str, int] = field(default_factory=dict)
 
     @property
     def created(self) -> int:
@@ -61,6 +64,25 @@ class JobPods:
     @property
     def extras(self) -> tuple[Task, ...]:
         return tuple(t for t, _, e in self.roles for _ in range(e))
+
+    @property
+    def single_extras(self) -> tuple[Task, ...]:
+        """The extras Volcano places one by one: those of groups without sub-groups."""
+        return tuple(t for t, _, e in self.roles if t.group not in self.sub_gangs for _ in range(e))
+
+    def extra_sub_jobs(self) -> tuple[SubJob, ...]:
+        """The replicas above minReplicas of the sub-gang groups, each a sub-job Volcano
+        places whole or not at all (the replicas the gang counts come first, so these are
+        numbered after them)."""
+        out: list[SubJob] = []
+        for task, members, extra in self.roles:
+            hosts = self.sub_gangs.get(task.group)
+            if not hosts:
+                continue
+            first = members // hosts
+            for index in range(first, first + extra // hosts):
+                out.append(SubJob(task.group, index, hosts, (task,) * hosts))
+        return tuple(out)
 
     def request(self, *, extras: bool = False) -> Res:
         """What the gang's pods (and optionally the extras) request together."""
@@ -151,4 +173,5 @@ def job_pods(plan: JobPlan) -> JobPods:
         else:
             continue
         unmodelled += [f"{u} ({share.role} {share.group})" for u in placement.unmodelled]
-    return JobPods(tuple(roles), submitter, tuple(unmodelled))
+    sub_gangs = {g.group: g.hosts for g in plan.sub_gangs}
+    return JobPods(tuple(roles), submitter, tuple(unmodelled), sub_gangs)

@@ -299,6 +299,35 @@ class Task:
         return all(v < EPSILON for n, v in self.request.items() if n != "pods")
 
 
+@dataclass(frozen=True)
+class SubJob:
+    """One sub-group of a job's pods (Volcano's ``SubJobInfo``,
+    ``pkg/scheduler/api/sub_job_info.go``): the pods a ``subGroupPolicy`` entry selects
+    whose ``matchLabelKeys`` labels are equal, here one replica of a multi-host worker
+    group. Volcano keeps none of its pods placed until ``min_available`` of them are
+    (``subGroupSize``; ``SubJobInfo.IsReady``).
+
+    Attributes:
+        policy: the policy's name (the worker group's).
+        index: the replica's place in Volcano's sub-job order (``MatchIndex``, then UID:
+            creation order here).
+        min_available: ``subGroupSize``.
+        tasks: its pods.
+    """
+
+    policy: str
+    index: int
+    min_available: int
+    tasks: tuple[Task, ...]
+
+
+def kept_back_message(pod: str, node: str) -> str:
+    """What Volcano writes on a pod it placed and then took back because its group was not
+    complete (``JobInfo.TaskSchedulingReason``, ``pkg/scheduler/api/job_info.go``: the last
+    transaction was Allocated; reason ``Schedulable``)."""
+    return f"Pod {pod} can possibly be assigned to {node}, once minAvailable is satisfied"
+
+
 @dataclass
 class Node:
     """A node during a simulation (Volcano's ``NodeInfo``).

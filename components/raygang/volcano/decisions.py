@@ -17,7 +17,9 @@ plugin's or the action's own:
   :class:`Step`, the queue order that put it first (:class:`Ahead`), the queues dropped
   as overused (:class:`Skipped`), the jobs whose turn comes later (:class:`Later`)); the
   placements and fit errors of one gang are the allocate action's own record
-  (:class:`raygang.volcano.actions.allocate.GangOutcome`).
+  (:class:`raygang.volcano.actions.allocate.GangOutcome`);
+* allocate's turns at the sub-jobs of a ready job with a ``subGroupPolicy``
+  (:class:`SubJobTurn`: each replica kept whole, or placed in part and taken back).
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ __all__ = [
     "QueueShares",
     "Skipped",
     "Step",
+    "SubJobTurn",
     "Vote",
 ]
 
@@ -242,3 +245,29 @@ class Before:
     later: list[Later] = field(default_factory=list)
     own_allocated: Res | None = None
     own_turn: bool = False
+
+
+@dataclass(frozen=True)
+class SubJobTurn:
+    """allocate's attempt at one sub-job (``allocateForSubJob``,
+    ``actions/allocate/allocate.go`` v1.14): its pods placed one by one until the sub-job
+    is complete (kept), or, when one fits no node, every pod placed so far taken back
+    (``Statement.Discard``).
+
+    Attributes:
+        policy: the ``subGroupPolicy`` entry's name (the worker group's).
+        index: the sub-job's place in Volcano's order.
+        size: its ``subGroupSize``.
+        kept: whether it was placed whole.
+        placed: the pods placed, each with its node (taken back when not ``kept``).
+        failed: the pod that fit no node; None when kept.
+        fit_errors: why each node refused it (its ``FitErrors``).
+    """
+
+    policy: str
+    index: int
+    size: int
+    kept: bool
+    placed: tuple[tuple[str, str], ...]
+    failed: str | None = None
+    fit_errors: Mapping[str, str] = field(default_factory=dict)

@@ -41,6 +41,7 @@ __all__ = [
     "QueueOrder",
     "QueueShares",
     "Session",
+    "SubJobReady",
     "Vote",
     "reserved_by",
 ]
@@ -69,6 +70,10 @@ Allocatable = Callable[[str, Res, Task, Res], bool]
 # ``OnSessionClose``): from minMember, the job's tasks, those placed, the task that fit no
 # node and its fit errors.
 JobCondition = Callable[[int, int, int, Task | None, str], str]
+
+# ``SubJobReadyFn``: whether a sub-job with ``ready`` pods placed is complete, from its
+# ``min_available`` (``subGroupSize``).
+SubJobReady = Callable[[int, int], bool]
 
 # An allocatable check bound to one queue's allocation: (task, placed so far) -> allowed.
 QueueGate = Callable[[Task, Res], bool]
@@ -114,6 +119,7 @@ class Session:
     overused_fns: tuple[Overused, ...] = ()
     allocatable_fns: tuple[Allocatable, ...] = ()
     condition_fns: tuple[JobCondition, ...] = ()
+    sub_job_ready_fns: tuple[SubJobReady, ...] = ()
     shares: QueueShares | None = None
     capability: QueueCapability | None = None
 
@@ -148,6 +154,15 @@ class Session:
     def add_job_condition(self, fn: JobCondition) -> Session:
         """The session with ``fn`` among the writers of an unready job's condition."""
         return replace(self, condition_fns=(*self.condition_fns, fn))
+
+    def add_sub_job_ready(self, fn: SubJobReady) -> Session:
+        """``AddSubJobReadyFn``."""
+        return replace(self, sub_job_ready_fns=(*self.sub_job_ready_fns, fn))
+
+    def sub_job_ready(self, ready: int, min_available: int) -> bool:
+        """``SubJobReady`` of a job with a ``subGroupPolicy``: no plugin says the sub-job is
+        incomplete (gang's ``IsReady`` in the default configuration)."""
+        return all(fn(ready, min_available) for fn in self.sub_job_ready_fns)
 
     def with_shares(self, shares: QueueShares) -> Session:
         """The session with proportion's shares recorded."""

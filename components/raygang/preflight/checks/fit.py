@@ -50,13 +50,21 @@ def check_fit(ev: Evaluation) -> None:
             if holds < members
             else replica_cut(ev, task, want - holds) or "add nodes"
         )
+        hosts = ev.pods.sub_gangs.get(task.group)
+        whole = (
+            f"; Volcano keeps a replica of {task.label} only whole ({hosts} pods, the "
+            f"PodGroup's subGroupPolicy), so {holds // hosts} of its {want // hosts} replicas "
+            "can be placed and no pod of the others"
+            if hosts
+            else ""
+        )
         ev.add(
             "fit",
             "fail",
             f"even with every node empty only {holds} {task.label} pods fit; the job starts {want}",
             f"{want - holds} of the {want} {task.label} pods can never be placed: all "
             f"nodes together, even empty, hold only {holds} of them "
-            f"({show_res(task.request, asked_names(task.request))} each). Fix: {fix}.",
+            f"({show_res(task.request, asked_names(task.request))} each){whole}. Fix: {fix}.",
             never=True,
         )
         return

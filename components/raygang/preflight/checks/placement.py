@@ -13,6 +13,7 @@ from raygang.volcano.actions.allocate import (
     GangOutcome,
     fit_failure,
     place_singly,
+    place_sub_jobs,
 )
 from raygang.volcano.api import (
     ZERO,
@@ -24,12 +25,13 @@ from raygang.volcano.api import (
     asked_names,
     fit_error_message,
     get,
+    kept_back_message,
     ordered,
     short_on_node,
     show,
     show_res,
 )
-from raygang.volcano.decisions import Before
+from raygang.volcano.decisions import Before, SubJobTurn
 from raygang.volcano.framework import QueueGate, Session
 from raygang.volcano.plugins.predicates import selects, untolerated
 
@@ -77,8 +79,16 @@ def check_placement(ev: Evaluation, fair: tuple[Res, Res] | None) -> None:
         )
         ev.add("submitter", "skip", "not reached: the gang is not placed")
         return
-    extras = ev.pods.extras
+    # Volcano's later turns take the replicas of sub-gang groups first (sub-jobs not yet
+    # complete sort before the ready default one), each whole or not at all.
+    turns = place_sub_jobs(ev.pods.extra_sub_jobs(), nodes, ev.session)
+    if any(not t.kept for t in turns):
+        add_sub_job_failure(ev, turns, len(nodes), prefix)
+        ev.add("submitter", "skip", "not reached: the RayCluster never becomes ready")
+        return
+    extras = ev.pods.single_extras
     placed, failed, errors = place_singly(extras, nodes, ev.session)
+    placed += [node for t in turns for _, node in t.placed]
     if failed is not None:
         message = fit_error_message(errors, len(nodes))
         left = len(extras) - len(placed)
@@ -101,6 +111,48 @@ def check_placement(ev: Evaluation, fair: tuple[Res, Res] | None) -> None:
     order = " in either pod order" if count > 1 else ""
     ev.add("placement", "pass", f"{prefix}{pods} on {where}{order}{waiting}")
     check_submitter(ev, nodes)
+
+
+def add_sub_job_failure(
+    ev: Evaluation, turns: Sequence[SubJobTurn], node_count: int, prefix: str
+) -> None:
+    """Replicas of a sub-gang group above minReplicas that Volcano cannot place whole.
+
+    In Volcano's words: the fit error of the pod that found no room, and, on each pod of
+    the replica placed before it, the text of a placement taken back
+    (``TaskSchedulingReason``: ``... once minAvailable is satisfied``).
+    """
+    refused = [t for t in turns if not t.kept]
+    first = refused[0]
+    group = first.policy
+    whole = sum(1 for t in turns if t.kept and t.policy == group)
+    words = []
+    if first.failed is not None:
+        words.append(fit_error_message(first.fit_errors, node_count))
+    words += [kept_back_message(f"{ev.plan.namespace}/{pod}", node) for pod, node in first.placed]
+    volcano = "; ".join(words)
+    left = sum(t.size for t in refused)
+    fix = replica_cut_by(ev, group, left) or f"free room for {first.size} pods of one replica"
+    kept = f"{whole} whole replica(s) above minReplicas placed, then " if whole else ""
+    ev.add(
+        "placement",
+        "fail",
+        f"{prefix}the gang fits but {len(refused)} replica(s) of worker group {group} above "
+        f"minReplicas do not, and Volcano places a replica only whole ({first.size} pods, "
+        f"subGroupPolicy): {volcano}",
+        f"{volcano} -- the gang ({ev.plan.gang.min_member} pods) is placed; {kept}"
+        f"{len(first.placed)} pod(s) of the next replica of worker group {group} fit and "
+        f"are taken back, since Volcano keeps a replica only whole: none of the "
+        f"{left} pod(s) of the {len(refused)} replica(s) left is bound, no half replica "
+        "runs. They stay Pending, so the RayCluster never reports ready and the stack "
+        f"waits for it. Fix: {fix}.",
+    )
+
+
+def replica_cut_by(ev: Evaluation, group: str, pods: int) -> str | None:
+    """:func:`replica_cut` for a group by name."""
+    task = next((t for t, _, _ in ev.pods.roles if t.group == group), None)
+    return replica_cut(ev, task, pods) if task is not None else None
 
 
 def gated_condition(ev: Evaluation, base: list[Node], gate: QueueGate) -> None:

@@ -12,7 +12,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from raygang.volcano.actions._nodechoice import NodeChoice
-from raygang.volcano.api import ZERO, Node, Num, Res, Task, fits_in, short_on_node
+from raygang.volcano.api import ZERO, Node, Num, Res, SubJob, Task, fits_in, short_on_node
+from raygang.volcano.decisions import SubJobTurn
 from raygang.volcano.framework import QueueGate, Session
 
 # Above this many pods the greedy simulation is skipped rather than slowing a preview.
@@ -185,3 +186,43 @@ def place_singly(
         place_on(nodes, index, task)
         placed.append(nodes[index].name)
     return placed, None, {}
+
+
+def place_sub_jobs(
+    sub_jobs: Sequence[SubJob], nodes: list[Node], session: Session
+) -> list[SubJobTurn]:
+    """allocate's later turns at a ready job's sub-jobs, one per turn, in their order.
+
+    Follows ``allocateForJob`` and ``allocateForSubJob`` (v1.14, no HyperNodes: the whole
+    cluster is one): a sub-job's pods are placed greedily, each on its best node, until the
+    session says the sub-job is complete (``SubJobReady``); when a pod fits no node and the
+    sub-job cannot be completed without it (``NeedContinueAllocating``: ``subGroupSize``
+    is all of its pods) the attempt stops and every pod placed for the sub-job is taken
+    back (``Statement.Discard``), so ``nodes`` is left as it was. The next sub-job is tried
+    all the same.
+    """
+    turns: list[SubJobTurn] = []
+    for sub_job in sub_jobs:
+        before = list(nodes)
+        outcome = place_gang(
+            sub_job.tasks,
+            nodes,
+            sub_job.min_available,
+            session,
+            whole_gang=sub_job.min_available >= len(sub_job.tasks),
+        )
+        kept = session.sub_job_ready(outcome.allocated, sub_job.min_available) or outcome.pipelined
+        if not kept:
+            nodes[:] = before
+        turns.append(
+            SubJobTurn(
+                sub_job.policy,
+                sub_job.index,
+                sub_job.min_available,
+                kept,
+                tuple((task.pod_name, node) for task, node in outcome.placed),
+                outcome.failed.pod_name if outcome.failed is not None and not kept else None,
+                dict(outcome.fit_errors) if not kept else {},
+            )
+        )
+    return turns

@@ -1,8 +1,8 @@
 """The gang plugin: a PodGroup is valid only with at least minMember tasks, and ready when
 minMember of them are placed.
 
-Follows Volcano's ``pkg/scheduler/plugins/gang/gang.go`` (JobValid, JobReady and the
-unschedulable condition it records).
+Follows Volcano's ``pkg/scheduler/plugins/gang/gang.go`` (JobValid, JobReady, SubJobReady
+and the unschedulable condition it records).
 """
 
 from __future__ import annotations
@@ -37,11 +37,22 @@ def gang_condition(
     return text
 
 
+def sub_job_ready(ready: int, min_available: int) -> bool:
+    """``SubJobReadyFn``: a sub-job is complete once ``subGroupSize`` of its pods are placed
+    (``SubJobInfo.IsReady``); allocate keeps none of them before (v1.14)."""
+    return ready >= min_available
+
+
 def on_session_open(session: Session) -> Session:
-    """The plugin's ``OnSessionOpen``: its job order, gangs not yet ready first, and the
-    condition its ``OnSessionClose`` writes on a gang that is not ready."""
+    """The plugin's ``OnSessionOpen``: its job order, gangs not yet ready first, the
+    condition its ``OnSessionClose`` writes on a gang that is not ready, and whether a
+    sub-job of a ``subGroupPolicy`` is complete."""
 
     def order(ready: bool, held: Res) -> int:
         return int(ready)
 
-    return session.add_job_order(order).add_job_condition(gang_condition)
+    return (
+        session.add_job_order(order)
+        .add_job_condition(gang_condition)
+        .add_sub_job_ready(sub_job_ready)
+    )
