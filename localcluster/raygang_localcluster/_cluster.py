@@ -74,6 +74,7 @@ class LocalCluster:
         volcano: bool = True,
         webhooks: bool = True,
         kuberay: bool = True,
+        kuberay_feature_gates: Sequence[str] = (),
         start_timeout: float = _START_TIMEOUT_S,
     ) -> None:
         self.bin_dir = bin_dir
@@ -85,6 +86,7 @@ class LocalCluster:
         self.with_volcano = volcano
         self.with_webhooks = volcano and webhooks
         self.with_kuberay = kuberay
+        self.kuberay_feature_gates = tuple(kuberay_feature_gates)
         self.start_timeout = start_timeout
         self.kubeconfig = self.workdir / "kubeconfig"
         self.server = ""
@@ -363,7 +365,12 @@ class LocalCluster:
         probe = free_port()
         p = self._sup.start(
             "ray-operator",
-            ray_operator_args(self._exe("ray-operator"), probe, volcano=self.with_volcano),
+            ray_operator_args(
+                self._exe("ray-operator"),
+                probe,
+                volcano=self.with_volcano,
+                feature_gates=self.kuberay_feature_gates,
+            ),
             env={"KUBECONFIG": str(self.kubeconfig)},
         )
         self._serving[p.name] = lambda: http(f"http://127.0.0.1:{probe}/readyz") == b"ok"

@@ -153,13 +153,18 @@ def volcano_scheduler_args(exe: str, kubeconfig: Path, cache_dump_dir: Path) -> 
     ]
 
 
-def ray_operator_args(exe: str, probe: int, *, volcano: bool) -> list[str]:
+def ray_operator_args(
+    exe: str, probe: int, *, volcano: bool, feature_gates: Sequence[str] = ()
+) -> list[str]:
+    # feature_gates: ``Name=true`` pairs for the operator's --feature-gates (e.g.
+    # RayMultiHostIndexing, alpha and off in KubeRay v1.5).
     return [
         exe,
         f"--metrics-addr=127.0.0.1:{free_port()}",
         f"--health-probe-bind-address=127.0.0.1:{probe}",
         "--enable-leader-election=false",
         *(["--batch-scheduler=volcano"] if volcano else []),
+        *([f"--feature-gates={','.join(feature_gates)}"] if feature_gates else []),
     ]
 
 
