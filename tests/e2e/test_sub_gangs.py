@@ -245,3 +245,51 @@ def test_destroy_leaves_nothing(stack: LocalPulumi, gated: LocalCluster) -> None
     for name in (WHOLE, PLAIN):
         gone = gated.kubectl("get", "rayclusters.ray.io", name, "-n", NS, check=False)
         assert gone.returncode != 0
+
+
+def test_d_without_kuberay_s_gate_volcano_never_places_the_gang(
+    tools: tuple[Path, Path], cluster: LocalCluster, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """The session's shared control plane runs KubeRay v1.5 as it ships (the gate off): the
+    pods get no replica label, no sub-group forms, and minSubGroups >= 1 leaves the gang
+    invalid for Volcano (``CheckSubJobValid``), so no pod is ever bound."""
+    name = "nogate-job"
+    pulumi = make_pulumi(tools, cluster, tmp_path_factory.mktemp("nogate"), ())
+    job = _job(WHOLE)
+    job["metadata"]["name"] = name
+    for spec in (
+        job["spec"]["rayClusterSpec"]["headGroupSpec"]["template"]["spec"],
+        job["spec"]["rayClusterSpec"]["workerGroupSpecs"][0]["template"]["spec"],
+    ):
+        spec.pop("nodeSelector")
+    _write_stack(pulumi, [job])
+    pulumi.run("stack", "init", STACK)
+    try:
+        with pytest.raises(PulumiError):
+            pulumi.run("up", "--yes", "--skip-preview", "--stack", STACK)
+        pods = _pods(cluster, name)
+        assert len(pods) == 5, [p["metadata"]["name"] for p in pods]
+        assert not any("ray.io/worker-group-replica-name" in p["metadata"]["labels"] for p in pods)
+        pg = f"ray-{name}-pg"
+        wait_until(
+            lambda: (
+                cluster.get("podgroups.scheduling.volcano.sh", pg, "-n", NS)
+                .get("status", {})
+                .get("conditions")
+            ),
+            60,
+            "a condition from Volcano",
+        )
+        status = cluster.get("podgroups.scheduling.volcano.sh", pg, "-n", NS)["status"]
+        print("volcano, no gate:", status)
+        # Inqueue, with room on the nodes, and a condition that blames resources (seen:
+        # reason NotEnoughResources): the gang's pods are never bound.
+        assert status["phase"] == "Inqueue"
+        (condition,) = status["conditions"]
+        assert condition["message"] == (
+            "3/5 tasks in gang unschedulable: pod group is not ready, 3 minAvailable, "
+            "5 Pending; Pending: 5 Unschedulable"
+        )
+        assert not [p for p in _pods(cluster, name) if p["spec"].get("nodeName")]
+    finally:
+        pulumi.run("destroy", "--yes", "--skip-preview", "--stack", STACK, check=False)
