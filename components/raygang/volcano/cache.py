@@ -8,7 +8,7 @@ phase and minResources, Queues with their state, weight, capability and guarante
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import ValidationError
@@ -22,6 +22,7 @@ from raygang.volcano.api import (
     Node,
     Placement,
     Res,
+    SubJob,
     Task,
     add_res,
     sub,
@@ -47,6 +48,7 @@ class SnapPod:
     request: Res
     placement: Placement
     created: str
+    labels: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def terminal(self) -> bool:
@@ -133,6 +135,46 @@ class SnapGroup:
     @property
     def key(self) -> str:
         return f"{self.namespace}/{self.name}"
+
+    def pending_sub_jobs(self) -> tuple[tuple[SubJob, ...], tuple[SnapPod, ...]]:
+        """The pending pods grouped as Volcano v1.14 groups them, and those left alone.
+
+        Follows ``getOrCreateSubJob`` and ``getSubJobMatchValues``
+        (``pkg/scheduler/api/job_info.go``, ``sub_job_info.go``): a pod belongs to the
+        first ``spec.subGroupPolicy`` entry whose ``labelSelector`` it matches and whose
+        ``matchLabelKeys`` it carries, all non-empty; pods with equal values are one
+        sub-job of ``subGroupSize`` (default 1) pods, ordered by the first value as an
+        integer (``MatchIndex``), then by ID. A sub-job that already has that many pods
+        placed is complete: its pending pods are placed one by one, as the default
+        sub-job's. Only ``matchLabels`` selectors are read: a policy with
+        ``matchExpressions`` is left out (its pods stay single).
+        """
+        spec = spec_of(self.obj) if self.obj is not None else {}
+        policies = [p for p in spec.get("subGroupPolicy") or () if isinstance(p, Mapping)]
+        members: dict[tuple[str, tuple[str, ...]], list[SnapPod]] = {}
+        sizes: dict[str, int] = {}
+        for pod in self.pods:
+            for policy in policies:
+                values = _match_values(policy, pod.labels)
+                if values is not None:
+                    name = str(policy.get("name") or "")
+                    sizes[name] = int(policy.get("subGroupSize") or 1)
+                    members.setdefault((name, values), []).append(pod)
+                    break
+        grouped: set[int] = set()
+        subs: list[tuple[tuple[int, str], SubJob]] = []
+        for (name, values), pods in members.items():
+            pending = [p for p in pods if p.pending]
+            ready = sum(1 for p in pods if p.allocated or p.phase == "Succeeded")
+            if not pending or ready >= sizes[name]:
+                continue
+            grouped.update(id(p) for p in pending)
+            index = int(values[0]) if values[0].isdigit() else 0
+            tasks = tuple(p.task() for p in pending)
+            key = (index, f"{self.key}/{name}-{'-'.join(values)}")
+            subs.append((key, SubJob(name, index, sizes[name] - ready, tasks)))
+        singles = tuple(p for p in self.pending_pods if id(p) not in grouped)
+        return tuple(sub for _, sub in sorted(subs, key=lambda e: e[0])), singles
 
     @property
     def inqueue(self) -> bool:
@@ -279,6 +321,7 @@ def parse_snapshot(snapshot: ClusterSnapshot) -> ParsedSnapshot:
             request=pod_request(model),
             placement=Placement.of(model),
             created=str(meta.get("creationTimestamp") or ""),
+            labels=_labels(meta.get("labels")),
         )
         pods.append((namespace, group, pod, label))
 
@@ -479,3 +522,26 @@ def declared_view(decl: QueueDecl, seen: QueueView | None) -> QueueView:
         priority=queue_priority(spec.get("priority") if isinstance(spec, Mapping) else None),
         created=seen.created if seen is not None else "~",
     )
+
+
+def _labels(raw: object) -> dict[str, str]:
+    return {str(k): str(v) for k, v in raw.items()} if isinstance(raw, Mapping) else {}
+
+
+def _match_values(policy: Mapping[str, Any], labels: Mapping[str, str]) -> tuple[str, ...] | None:
+    """``getSubJobMatchValues``: the pod's values of the policy's ``matchLabelKeys`` when it
+    matches the policy's selector; None otherwise (no keys: the default sub-job)."""
+    selector = policy.get("labelSelector")
+    if isinstance(selector, Mapping):
+        if selector.get("matchExpressions"):
+            return None
+        wanted = selector.get("matchLabels") or {}
+        if not isinstance(wanted, Mapping):
+            return None
+        if any(labels.get(str(k)) != str(v) for k, v in wanted.items()):
+            return None
+    keys = [str(k) for k in policy.get("matchLabelKeys") or ()]
+    values = tuple(labels.get(k, "") for k in keys)
+    if not keys or not all(values):
+        return None
+    return values

@@ -189,7 +189,11 @@ def place_singly(
 
 
 def place_sub_jobs(
-    sub_jobs: Sequence[SubJob], nodes: list[Node], session: Session
+    sub_jobs: Sequence[SubJob],
+    nodes: list[Node],
+    session: Session,
+    *,
+    queue_ok: QueueGate | None = None,
 ) -> list[SubJobTurn]:
     """allocate's later turns at a ready job's sub-jobs, one per turn, in their order.
 
@@ -199,7 +203,7 @@ def place_sub_jobs(
     sub-job cannot be completed without it (``NeedContinueAllocating``: ``subGroupSize``
     is all of its pods) the attempt stops and every pod placed for the sub-job is taken
     back (``Statement.Discard``), so ``nodes`` is left as it was. The next sub-job is tried
-    all the same.
+    all the same. ``queue_ok``: proportion's per-task check (``Allocatable``), as for a gang.
     """
     turns: list[SubJobTurn] = []
     for sub_job in sub_jobs:
@@ -210,6 +214,7 @@ def place_sub_jobs(
             sub_job.min_available,
             session,
             whole_gang=sub_job.min_available >= len(sub_job.tasks),
+            queue_ok=queue_ok,
         )
         kept = session.sub_job_ready(outcome.allocated, sub_job.min_available) or outcome.pipelined
         if not kept:

@@ -22,8 +22,8 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from raygang.volcano.actions.allocate import MAX_SIMULATED_PODS, place_gang
-from raygang.volcano.api import Node, Num, Res, Task, add_res, insufficient
+from raygang.volcano.actions.allocate import MAX_SIMULATED_PODS, place_gang, place_sub_jobs
+from raygang.volcano.api import Node, Num, Res, SubJob, Task, add_res, insufficient
 from raygang.volcano.cache import SnapGroup
 from raygang.volcano.decisions import Ahead, Before, Later, Skipped, Step
 from raygang.volcano.framework import Session
@@ -57,6 +57,8 @@ class Job:
     held: Res
     own: bool = False
     failed_roles: set[str] = field(default_factory=set)
+    # A ready job's incomplete sub-jobs (its PodGroup's subGroupPolicy), each placed whole.
+    sub_jobs: deque[SubJob] = field(default_factory=deque)
 
     @property
     def is_ready(self) -> bool:
@@ -150,8 +152,8 @@ def place_others(
             else:
                 at[job.key] = len(before.steps)
                 before.steps.append(step)
-        if job.is_ready and job.tasks:
-            push(job)  # more pods to place, one per turn
+        if job.is_ready and (job.tasks or job.sub_jobs):
+            push(job)  # more pods to place: a sub-job or a pod per turn
         heapq.heappush(queues, entry(name))
     return before
 
@@ -173,6 +175,12 @@ def job_of(
     tasks = [p.task() for p in pending]
     if all(t.best_effort for t in tasks):
         return None  # allocate's worksheet leaves BestEffort pods to backfill
+    subs: tuple[SubJob, ...] = ()
+    if group.ready_tasks >= group.min_member:
+        # A ready gang's sub-jobs are placed whole, its other pods one by one; a gang not
+        # yet ready is placed as one (its sub-jobs are not modelled there).
+        subs, singles = group.pending_sub_jobs()
+        tasks = [p.task() for p in singles]
     return Job(
         key=group.key,
         queue=view.name,
@@ -182,6 +190,7 @@ def job_of(
         min_member=group.min_member,
         whole_gang=group.min_member >= group.live_pods,
         held=dict(group.allocated),
+        sub_jobs=deque(subs),
     )
 
 
@@ -227,6 +236,17 @@ def turn(
             add_res(held, blocked.request), deserved, blocked.request
         )
         return Step(job.key, name, "capped", cap=(tuple(names), deserved, held, ask))
+    # ``allocateForJob``: the incomplete sub-jobs come first (gang's sub-job order), one
+    # kept per turn; one that cannot be placed whole is dropped for the session.
+    while job.sub_jobs:
+        sub_job = job.sub_jobs.popleft()
+        gate = session.allocatable(name, allocated.get(name, {}))
+        (attempt,) = place_sub_jobs([sub_job], nodes, session, queue_ok=gate)
+        if attempt.kept:
+            took = add_res(*(t.request for t in sub_job.tasks))
+            allocated[name] = add_res(allocated.get(name, {}), took)
+            job.held = add_res(job.held, took)
+            return Step(job.key, name, "pods", pods=len(sub_job.tasks))
     placed = 0
     while job.tasks:
         task = job.tasks.popleft()
