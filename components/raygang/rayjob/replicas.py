@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from raygang.kube.core import INT32_MAX
 from raygang.rayjob.problems import Finding
 
-__all__ = ["GroupPods", "add_members", "clamped_replicas", "group_pods"]
+__all__ = ["GroupPods", "add_members", "clamped_replicas", "group_pods", "member_replicas"]
 
 
 def clamped_replicas(replicas: int | None, low: int | None, high: int | None) -> int:
@@ -48,6 +48,15 @@ class GroupPods:
 
     members: int
     reserved: int
+
+
+def member_replicas(
+    replicas: int | None, low: int | None, high: int | None, *, scaling: bool
+) -> int:
+    """The replicas of a group that ``minMember`` counts: ``minReplicas`` with the autoscaler
+    (KubeRay's CalculateMinReplicas), else the clamped ``replicas``
+    (GetWorkerGroupDesiredReplicas)."""
+    return (low or 0) if scaling else clamped_replicas(replicas, low, high)
 
 
 def _fits(replicas: int, hosts: int) -> bool:
@@ -93,10 +102,8 @@ def group_pods(
     """
     if suspend:
         return GroupPods(0, 0)
-    if scaling:
-        counted, raw_what, raw = low or 0, "minReplicas", low or 0
-    else:
-        counted, raw_what, raw = clamped_replicas(replicas, low, high), "replicas", replicas or 0
+    counted = member_replicas(replicas, low, high, scaling=scaling)
+    raw_what, raw = ("minReplicas", low or 0) if scaling else ("replicas", replicas or 0)
     if not _fits(raw, hosts):
         return _product_refusal(f"{path}.{raw_what}", raw_what, raw, hosts, name)
     if counted != raw and not _fits(counted, hosts):
