@@ -1,0 +1,36 @@
+"""A packed code package: the zip's bytes and what names it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["CodePackage"]
+
+
+@dataclass(frozen=True, slots=True)
+class CodePackage:
+    """One job's working directory, packed.
+
+    Attributes:
+        directory: the directory as the manifest named it (for messages and the plan).
+        sha256: the hex SHA-256 of ``data``: the package's identity.
+        data: the zip, exactly as packed.
+        files: the paths packed, sorted (POSIX, relative to the directory).
+        unpacked_bytes: the sum of the files' sizes.
+    """
+
+    directory: str
+    sha256: str
+    data: bytes
+    files: tuple[str, ...]
+    unpacked_bytes: int
+
+    @property
+    def short_hash(self) -> str:
+        """The first 12 hex digits: the ConfigMaps' names and the plan's column."""
+        return self.sha256[:12]
+
+    @property
+    def size(self) -> int:
+        """The zip's size in bytes."""
+        return len(self.data)
