@@ -218,7 +218,7 @@ def _plan_everything(
     snapshot: ClusterSnapshot | None,
     now: datetime | None,
 ) -> StackPlan:
-    plans = plan_stack(docs.jobs, docs.queues, settings, docs.companions)
+    plans = plan_stack(docs.jobs, docs.queues, settings, docs.companions, docs.packages)
     if snapshot is None:
         snapshot = resolve_snapshot(settings.cluster_snapshot, base, settings.snapshot_max_mib)
     clock = now or resolve_now(settings.now)

@@ -19,12 +19,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from raygang.codepkg import WORKING_DIR_ANNOTATION, CodePackage
 from raygang.kube.errors import Problem, SpecError
 from raygang.kube.generatename import derived_from_generate_name
 from raygang.kube.objects import ObjectIdentity
 from raygang.kube.privilege import privilege_risks
 from raygang.kube.secretkind import is_core_secret
-from raygang.kuberay import manifests, submitter
+from raygang.kuberay import codepackage, manifests, submitter
 from raygang.kuberay.argsize import MAX_ARG_STRLEN, oversized_arguments
 from raygang.kuberay.gang import Accounting, compute_gang
 from raygang.kuberay.jobplan import JobPlan, PlannedResource
@@ -274,10 +275,72 @@ def _check_record_size(item: RayJobInput, record: Mapping[str, Any]) -> None:
         )
 
 
+def _check_code(item: RayJobInput, code: CodePackage | None, resubmit: int) -> None:
+    """Refuse a code package (or a resubmit counter) the job could not run with.
+
+    Only the K8sJobMode submitter mounts a package (heads and workers are untouched); a
+    ``spec.jobId`` pins the submission ID, so a new version or a resubmission could never be
+    submitted; ``runtimeEnvYAML``'s own ``working_dir`` would be overridden by
+    ``--working-dir`` (Ray warns, the job would silently run other code).
+    """
+    annotations = item.job.metadata.annotations
+    field = f"metadata.annotations[{WORKING_DIR_ANNOTATION!r}]"
+    if WORKING_DIR_ANNOTATION in annotations and code is None:
+        raise SpecError.one(
+            item.source,
+            field,
+            "names a local directory, which only raygang's file loader packs (raygang plan "
+            "FILE, raygang:manifests, raygang:jobs)",
+            "load the RayJob with load_files, or give runtimeEnvYAML a remote working_dir",
+        )
+    if code is None and not resubmit:
+        return
+    spec = item.spec_view()
+    what = (
+        field if code is not None else f"metadata.annotations[{codepackage.RESUBMIT_ANNOTATION!r}]"
+    )
+    problems = []
+    if spec.get("jobId"):
+        problems.append(
+            Problem(
+                item.source,
+                what,
+                "cannot be used with spec.jobId: a fixed submission ID could never submit a new "
+                "version or run the job again",
+                "no spec.jobId: raygang derives the ID from the spec and the package",
+            )
+        )
+    if code is not None and item.job.spec.submission_mode != submitter.K8S_JOB_MODE:
+        problems.append(
+            Problem(
+                item.source,
+                field,
+                f"needs spec.submissionMode K8sJobMode (got {item.job.spec.submission_mode}): "
+                "only the submitter Job mounts the package",
+                "K8sJobMode, or a remote working_dir in runtimeEnvYAML",
+            )
+        )
+    runtime_env = spec.get("runtimeEnvYAML")
+    if code is not None and isinstance(runtime_env, str):
+        data = submitter.runtime_env_data(runtime_env)
+        if isinstance(data, Mapping) and "working_dir" in data:
+            problems.append(
+                Problem(
+                    item.source,
+                    "spec.runtimeEnvYAML",
+                    f"sets working_dir, and {WORKING_DIR_ANNOTATION} names one too",
+                    "one of them",
+                )
+            )
+    if problems:
+        raise SpecError(problems)
+
+
 def plan_job(
     item: RayJobInput,
     settings: JobSettings,
     declared_queues: Mapping[str, QueueDecl] | None = None,
+    code: CodePackage | None = None,
 ) -> JobPlan:
     """Plan one RayJob.
 
@@ -285,6 +348,7 @@ def plan_job(
         item: a checked RayJob.
         settings: the stack's defaults; the job's ``raygang.dev/*`` annotations apply on top.
         declared_queues: queues the stack creates, by name.
+        code: the job's code package, packed by the loader from ``raygang.dev/working-dir``.
 
     Raises:
         SpecError: settings or submitter input the job cannot be planned with.
@@ -309,9 +373,13 @@ def plan_job(
             str(exc),
             getattr(exc, "accepted", "fewer replicas or hosts"),
         ) from None
+    resubmit = codepackage.resubmit_count(item.job.metadata.annotations, item.source)
+    _check_code(item, code, resubmit)
     spec = item.spec_view()
     try:
-        sid = submitter.submission_id(item.name, spec)
+        sid = submitter.submission_id(
+            item.name, spec, code.sha256 if code is not None else None, resubmit
+        )
         address = submitter.dashboard_url(
             item.name,
             item.namespace,
@@ -332,9 +400,20 @@ def plan_job(
         queue_resource = PlannedResource("queue", declared[queue].manifest())
         resources.append(queue_resource)
         record_deps = (queue_resource.ref,)
-    record_manifest = manifests.record_manifest(item, gang, sid)
+    record_manifest = manifests.record_manifest(
+        item,
+        gang,
+        sid,
+        {manifests.CODE_PACKAGE_ANNOTATION: code.sha256} if code is not None else None,
+    )
     _check_record_size(item, record_manifest)
     record = PlannedResource("record", record_manifest, record_deps)
+    pieces = [
+        PlannedResource(f"code-{i}", manifest, (record.ref,), owned=True)
+        for i, manifest in enumerate(
+            codepackage.code_config_maps(item.name, item.namespace, code) if code else ()
+        )
+    ]
     podgroup = PlannedResource(
         "podgroup", manifests.podgroup_manifest(item, gang, sub_gangs), (record.ref,), owned=True
     )
@@ -343,13 +422,21 @@ def plan_job(
     except submitter.SubmitterError as exc:
         raise SpecError([Problem(item.source, "spec", str(exc))]) from None
     raycluster = PlannedResource("raycluster", cluster_manifest, (podgroup.ref,), owned=True)
-    resources += [record, podgroup, raycluster]
+    resources += [record, *pieces, podgroup, raycluster]
     if job.spec.submission_mode == "K8sJobMode":
+        mount = codepackage.code_mount(item.name, code) if code is not None else None
         try:
-            job_manifest = manifests.submitter_job_manifest(item, settings, sid, address)
+            job_manifest = manifests.submitter_job_manifest(item, settings, sid, address, mount)
         except submitter.SubmitterError as exc:
             raise SpecError([Problem(item.source, "spec", str(exc))]) from None
-        resources.append(PlannedResource("submitter", job_manifest, (raycluster.ref,), owned=True))
+        resources.append(
+            PlannedResource(
+                "submitter",
+                job_manifest,
+                (raycluster.ref, *(piece.ref for piece in pieces)),
+                owned=True,
+            )
+        )
     _check_arguments(item, resources)
     return JobPlan(
         item=item,
@@ -362,6 +449,8 @@ def plan_job(
         queue_declared=queue_declared,
         resources=tuple(resources),
         sub_gangs=sub_gangs,
+        code=code,
+        resubmit=resubmit,
     )
 
 
@@ -409,8 +498,11 @@ def plan_stack(
     queues: Sequence[QueueDecl],
     settings: StackSettings,
     companions: Sequence[Companion] = (),
+    packages: Mapping[str, CodePackage] | None = None,
 ) -> tuple[JobPlan, ...]:
     """Plan every job of a stack, in input order; problems in all jobs are reported together.
+
+    ``packages``: the jobs' code packages by ``namespace/name`` (the loader's).
 
     Raises:
         SpecError: every problem in every job, and companions that would be one of the
@@ -422,7 +514,8 @@ def plan_stack(
     problems: list[Problem] = []
     for item in jobs:
         try:
-            plans.append(plan_job(item, defaults, declared))
+            code = (packages or {}).get(f"{item.namespace}/{item.name}")
+            plans.append(plan_job(item, defaults, declared, code))
         except SpecError as exc:
             problems.extend(exc.problems)
     problems += _companion_clashes(plans, companions)

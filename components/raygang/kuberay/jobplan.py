@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from raygang.codepkg import CodePackage
 from raygang.kube.objects import ObjectIdentity
 from raygang.kuberay import manifests
 from raygang.kuberay.gang import Gang
@@ -32,7 +33,8 @@ class PlannedResource(ObjectIdentity):
     """One object to create.
 
     Attributes:
-        role: ``queue``, ``record``, ``podgroup``, ``raycluster`` or ``submitter``.
+        role: ``queue``, ``record``, ``code-<i>`` (piece ``i`` of a code package),
+            ``podgroup``, ``raycluster`` or ``submitter``.
         manifest: the object, without ownerReferences.
         depends_on: ``Kind/name`` of the objects that must exist (and be ready) first.
         owned: True when the object carries an ownerReference to the job record.
@@ -63,6 +65,8 @@ class JobPlan:
         resources: the objects to create, in creation order.
         sub_gangs: the worker groups whose replicas Volcano places whole (the PodGroup's
             ``subGroupPolicy``); empty unless the job's settings ask for sub-gangs.
+        code: the job's code package (``raygang.dev/working-dir``), if it ships one.
+        resubmit: the ``raygang.dev/resubmit`` counter (0 when unset).
     """
 
     item: RayJobInput
@@ -75,6 +79,8 @@ class JobPlan:
     queue_declared: bool
     resources: tuple[PlannedResource, ...]
     sub_gangs: tuple[SubGang, ...] = ()
+    code: CodePackage | None = None
+    resubmit: int = 0
 
     @property
     def name(self) -> str:

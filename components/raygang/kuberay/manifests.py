@@ -20,6 +20,7 @@ from raygang.kuberay.subgangs import SubGang, sub_group_policy
 from raygang.rayjob.spec import RayJobInput
 
 __all__ = [
+    "CODE_PACKAGE_ANNOTATION",
     "GROUP_NAME_ANNOTATION",
     "PRIORITY_LABEL",
     "QUEUE_LABEL",
@@ -29,6 +30,7 @@ __all__ = [
     "RECORD_FINISHED_AT",
     "RECORD_FIRST_ATTEMPT",
     "RECORD_GANG",
+    "RECORD_HISTORY",
     "RECORD_LEGACY_DATA_KEYS",
     "RECORD_RAYJOB",
     "RECORD_REASON",
@@ -67,6 +69,10 @@ SKIP_AWAIT = "pulumi.com/skipAwait"
 WAIT_FOR_EXISTS = "jsonpath={.metadata.uid}"
 REPLACE_UNREADY = "pulumi.com/replaceUnready"
 
+#: The code package's SHA-256 on the submitter Job and the record (issue 28); the same key
+#: as :data:`raygang.kuberay.codepackage.CODE_PACKAGE_ANNOTATION`.
+CODE_PACKAGE_ANNOTATION = "raygang.dev/code-package"
+
 # The job record keeps everything in annotations, none of it in ``data``: the
 # pulumi-kubernetes provider replaces a ConfigMap whose ``data`` or ``binaryData`` changes
 # (unless the user's provider sets ``enableConfigMapMutable``), and a replaced record has a
@@ -83,6 +89,9 @@ RECORD_RESULT = "raygang.dev/result"
 # Why a job failed, when raygang itself failed it (a deadline): the submitter's own finish,
 # seen later, must not overturn it, as KubeRay never leaves Failed.
 RECORD_REASON = "raygang.dev/reason"
+# Every submission of a job with a code package or a resubmit counter (issue 28):
+# raygang.lifecycle.history writes and reads it.
+RECORD_HISTORY = "raygang.dev/history"
 
 #: Where records written by earlier raygang versions kept each value: keys of their
 #: ``data``. Still read, so records in existing clusters keep their history.
@@ -300,9 +309,18 @@ def raycluster_manifest(
 
 
 def submitter_job_manifest(
-    item: RayJobInput, settings: JobSettings, submission_id: str, dashboard_address: str
+    item: RayJobInput,
+    settings: JobSettings,
+    submission_id: str,
+    dashboard_address: str,
+    code: submitter.CodeMount | None = None,
 ) -> dict[str, Any]:
-    """The submitter Job (K8sJobMode), with the Volcano metadata KubeRay adds to its pods."""
+    """The submitter Job (K8sJobMode), with the Volcano metadata KubeRay adds to its pods.
+
+    With a code package (``code``, issue 28) its pod mounts the package and the Job carries
+    the package's hash in annotation ``raygang.dev/code-package``, so ``pulumi preview
+    --diff`` names the version a change submits.
+    """
     labels = {**_scheduling_labels(item)}
     job = submitter.submitter_job(
         job_name=item.name,
@@ -313,10 +331,13 @@ def submitter_job_manifest(
         dashboard_address=dashboard_address,
         labels=labels,
         fail_on_job_failure=settings.fail_on_job_failure,
+        code=code,
     )
     template = _own(_own(job, "spec"), "template")
     _add_pod_metadata(template, _scheduling_labels(item), podgroup_name(item.name), SUBMITTER_GROUP)
     annotations = _own(_own(job, "metadata"), "annotations")
+    if code is not None:
+        annotations[CODE_PACKAGE_ANNOTATION] = code.sha256
     if settings.wait_for_completion:
         annotations[TIMEOUT] = str(settings.completion_timeout_seconds)
         # A failed submitter is replaced on the next `up`; the same submission ID makes

@@ -23,17 +23,25 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 
 from raygang.kuberay.jobplan import JobPlan, PlannedResource
+from raygang.kuberay.manifests import (
+    RECORD_ATTEMPT,
+    RECORD_FINISHED_AT,
+    RECORD_RESULT,
+    RECORD_SUBMISSION_ID,
+)
 from raygang.lifecycle.actions import diff
 from raygang.lifecycle.deadlines import DEADLINE_REASONS
 from raygang.lifecycle.declared import (
     PODGROUP_REPLACE_PATHS,
     record_data,
     run_resources,
+    with_code,
     with_fields,
     with_record,
 )
 from raygang.lifecycle.facts.clock import format_time
 from raygang.lifecycle.facts.model import JobFacts
+from raygang.lifecycle.history import RECORD_HISTORY, history_json, next_history, read_history
 from raygang.lifecycle.model import Declaration, Lifecycle, Phase, Run
 from raygang.lifecycle.observe import fact_lines, observe
 from raygang.lifecycle.phases.finished import declare_finished
@@ -101,7 +109,9 @@ def decide(plan: JobPlan, facts: JobFacts | None, now: datetime) -> Lifecycle:
         # Without facts nothing can be compared: the job is planned as new. Integrations
         # should gather facts on every run once a job may have started (see the report).
         as_new = run_resources(plan, base, 1)
-        as_new["record"] = with_record(as_new["record"], record_data(base, base, 1, 1, None, None))
+        values = record_data(base, base, 1, 1, None, None)
+        history = _history(plan, None, values, now)
+        as_new["record"] = with_record(as_new["record"], values)
         as_new["podgroup"] = with_fields(
             as_new["podgroup"], replace_on_changes=PODGROUP_REPLACE_PATHS
         )
@@ -118,6 +128,7 @@ def decide(plan: JobPlan, facts: JobFacts | None, now: datetime) -> Lifecycle:
             submission_id=base,
             removed=removed,
             resources=kept,
+            history=history,
         )
 
     seen = observe(plan, facts, now)
@@ -139,9 +150,11 @@ def decide(plan: JobPlan, facts: JobFacts | None, now: datetime) -> Lifecycle:
         result,
         seen.fail_reason if result == "failed" and seen.fail_reason in DEADLINE_REASONS else None,
     )
+    history = _history(plan, facts, record, now)
     declared["record"] = with_record(resources["record"], record, facts)
     declaration = _BY_PHASE[phase](Run(plan, facts, now, seen, strategy, resources))
     declared.update(declaration.declared)
+    declared = with_code(declared, resources)
     if "podgroup" in declared:
         # Declared in every phase: while the job runs a change is refused (the running
         # phase's function), before Pulumi sees it, so the option only ever acts on a job
@@ -165,7 +178,32 @@ def decide(plan: JobPlan, facts: JobFacts | None, now: datetime) -> Lifecycle:
         ignore_changes=dict(declaration.ignore_changes),
         removed=removed,
         resources=kept,
+        history=history,
     )
+
+
+def _history(
+    plan: JobPlan, facts: JobFacts | None, record: dict[str, str], now: datetime
+) -> tuple[dict[str, object], ...]:
+    """This run's history of submissions, added to the record's values (issue 28).
+
+    Only a job with a code package or a ``raygang.dev/resubmit`` counter keeps one, so the
+    records of other jobs stay as they were.
+    """
+    if plan.code is None and not plan.resubmit:
+        return ()
+    own = facts.own_record if facts is not None else None
+    entries = next_history(
+        read_history(own.values.get(RECORD_HISTORY) if own is not None else None),
+        attempt=int(record[RECORD_ATTEMPT]),
+        submission_id=record[RECORD_SUBMISSION_ID],
+        code=plan.code.sha256 if plan.code is not None else None,
+        now=format_time(now),
+        finished_at=record.get(RECORD_FINISHED_AT),
+        result=record.get(RECORD_RESULT),
+    )
+    record[RECORD_HISTORY] = history_json(entries)
+    return entries
 
 
 def _earliest(*times: datetime | None) -> datetime | None:

@@ -18,7 +18,7 @@ from typing import Any
 
 from raygang.kube.errors import Problem, SpecError
 from raygang.kube.tree import copy_tree
-from raygang.kuberay import manifests, submitter
+from raygang.kuberay import codepackage, manifests, submitter
 from raygang.kuberay.jobplan import JobPlan, PlannedResource
 from raygang.kuberay.manifests import (
     RECORD_ATTEMPT,
@@ -43,6 +43,7 @@ __all__ = [
     "run_resources",
     "scale_workers_to_zero",
     "suspend_workers",
+    "with_code",
     "with_fields",
     "with_manifest",
     "with_record",
@@ -92,7 +93,11 @@ def run_resources(plan: JobPlan, sid: str, attempt: int) -> dict[str, PlannedRes
                 out["submitter"] = with_fields(
                     out["submitter"],
                     manifest=manifests.submitter_job_manifest(
-                        item, settings, sid, plan.dashboard_address
+                        item,
+                        settings,
+                        sid,
+                        plan.dashboard_address,
+                        codepackage.code_mount(item.name, plan.code) if plan.code else None,
                     ),
                 )
         except submitter.SubmitterError as exc:
@@ -112,6 +117,20 @@ def run_resources(plan: JobPlan, sid: str, attempt: int) -> dict[str, PlannedRes
                     ),
                     lambda m: annotations_of(m).__setitem__(ATTEMPT_ANNOTATION, str(attempt)),
                 )
+    return out
+
+
+def with_code(
+    declared: Mapping[str, PlannedResource], resources: Mapping[str, PlannedResource]
+) -> dict[str, PlannedResource]:
+    """``declared`` plus the code package's ConfigMaps while the submitter Job is declared.
+
+    The submitter is the package's only reader: the package stays while an attempt's Job
+    exists and goes with it (issue 28). The phases name the attempt's objects only.
+    """
+    out = dict(declared)
+    if "submitter" in out:
+        out.update({role: r for role, r in resources.items() if role.startswith("code-")})
     return out
 
 

@@ -61,6 +61,8 @@ class Lifecycle:
             Job's spec must never be replaced, or it would run again.
         resources: the objects this run declares, in creation order, edited for the
             attempt and the phase; their dependencies point only at declared objects.
+        history: the record's submissions, oldest first (:mod:`raygang.lifecycle.history`;
+            only for a job with a code package or a resubmit counter).
     """
 
     phase: str
@@ -75,6 +77,7 @@ class Lifecycle:
     removed: tuple[str, ...] = ()
     ignore_changes: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     resources: tuple[PlannedResource, ...] = ()
+    history: tuple[Mapping[str, Any], ...] = ()
 
     def resource(self, role: str) -> PlannedResource | None:
         """The declared object with that role, if this run declares one."""
@@ -104,6 +107,8 @@ class Lifecycle:
             out["nextChangeAt"] = format_time(self.next_change_at)
         if self.removed:
             out["removed"] = list(self.removed)
+        if self.history:
+            out["history"] = [dict(e) for e in self.history]
         return out
 
     def table_lines(self) -> list[str]:
@@ -118,7 +123,19 @@ class Lifecycle:
         lines = [f"{head} ({', '.join(detail)})"]
         lines += [f"  why: {r}" for r in self.reasons]
         lines += [f"  - {a}" for a in self.actions] or ["  - nothing to change"]
+        lines += [f"  history: {_history_line(e)}" for e in self.history]
         return lines
+
+
+def _history_line(entry: Mapping[str, Any]) -> str:
+    """``attempt 1  <id>  code <hash12>  submitted <t>  succeeded at <t>``."""
+    parts = [f"attempt {entry.get('attempt')}", str(entry.get("submissionId"))]
+    if entry.get("codePackage"):
+        parts.append(f"code {str(entry['codePackage'])[:12]}")
+    parts.append(f"submitted {entry.get('submittedAt')}")
+    if entry.get("result"):
+        parts.append(f"{entry['result']} at {entry.get('finishedAt')}")
+    return "  ".join(parts)
 
 
 @dataclass(frozen=True, slots=True)

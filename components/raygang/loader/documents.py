@@ -12,6 +12,7 @@ from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from raygang.codepkg import CodePackage
 from raygang.kube.errors import Problem, SpecError
 from raygang.kube.yamlfile import json_problems
 from raygang.loader.classify import classify, load_one
@@ -36,12 +37,16 @@ class Documents:
         ignored: notes on what was read but changed or not planned (server-set fields
             dropped, say).
         companions: the other objects, each with the jobs that depend on it.
+        packages: the code packages of the jobs that name a local working directory
+            (``raygang.dev/working-dir``), by ``namespace/name``; only
+            :func:`~raygang.loader.files.load_files` packs them (it knows the files).
     """
 
     jobs: tuple[RayJobInput, ...] = ()
     queues: tuple[QueueDecl, ...] = ()
     ignored: tuple[str, ...] = field(default=())
     companions: tuple[Companion, ...] = field(default=())
+    packages: Mapping[str, CodePackage] = field(default_factory=dict)
 
     def companions_of(self, item: RayJobInput) -> tuple[Companion, ...]:
         """The companions a job depends on (those of its file), in input order."""

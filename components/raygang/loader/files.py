@@ -9,6 +9,7 @@ order of the inputs, files first.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,7 @@ from typing import Any
 from raygang.kube.errors import Problem, SpecError
 from raygang.kube.yamlfile import yaml_documents
 from raygang.loader.classify import ACCEPTED_KINDS, classify
+from raygang.loader.codepackages import pack_jobs
 from raygang.loader.documents import Documents, load_entries
 from raygang.loader.lists import expand_lists
 from raygang.volcano.queue import QUEUE_API_VERSION
@@ -92,6 +94,12 @@ def load_files(
         result = load_entries(docs, cluster_scoped)
     except SpecError as exc:
         problems.extend(exc.problems)
+    else:
+        # A job's code package, from its raygang.dev/working-dir (relative to its file).
+        packages, refused = pack_jobs(result.jobs, base)
+        problems.extend(refused)
+        if packages:
+            result = dataclasses.replace(result, packages=packages)
     if problems:
         raise SpecError(sorted(problems, key=lambda p: _input_order(p.source, order)))
     return result

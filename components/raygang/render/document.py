@@ -71,7 +71,7 @@ def _job_document(job: PlannedJob, companions: Sequence[Companion] = ()) -> dict
         declared = job.resource("podgroup")
         spec = declared.manifest.get("spec", {}) if declared is not None else {}
         podgroup["subGroupPolicy"] = list(spec.get("subGroupPolicy") or [])
-    return {
+    doc: dict[str, Any] = {
         "name": plan.name,
         "namespace": plan.namespace,
         "generateName": generate_name_prefix(plan.item),
@@ -103,6 +103,22 @@ def _job_document(job: PlannedJob, companions: Sequence[Companion] = ()) -> dict
         "lifecycle": job.lifecycle.to_dict(),
         "preflight": job.preflight.to_dict(),
         "resources": _resources_of(job, companions),
+    }
+    if plan.code is not None:
+        doc["codePackage"] = _code_document(job)
+    return doc
+
+
+def _code_document(job: PlannedJob) -> dict[str, Any]:
+    """The job's code package (issue 28): its directory, hash, size and ConfigMaps."""
+    code = job.plan.code
+    assert code is not None
+    return {
+        "directory": code.directory,
+        "sha256": code.sha256,
+        "bytes": code.size,
+        "files": len(code.files),
+        "configMaps": [r.name for r in job.plan.resources if r.role.startswith("code-")],
     }
 
 

@@ -77,6 +77,12 @@ def _job_table(job: PlannedJob, companions: Sequence[Companion] = ()) -> list[st
     lines += job.preflight.table_lines()
     lines += [f"  {line}" for line in job.lifecycle.table_lines()]
     lines.append(f"  submission    {job.submission_id}")
+    if plan.code is not None:
+        code = plan.code
+        lines.append(
+            f"  code          {code.directory}  sha256 {code.sha256}  ({len(code.files)} files, "
+            f"{code.size:,} bytes packed)"
+        )
     lines.append(f"  dashboard     {plan.dashboard_url}")
     lines.append("  create order")
     index = 0

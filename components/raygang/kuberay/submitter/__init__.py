@@ -48,6 +48,7 @@ Where this module deliberately differs from KubeRay (each is also commented at i
 from raygang.kuberay.submitter._errors import SubmitterError
 from raygang.kuberay.submitter._goquote import go_json_dumps, shell_quote
 from raygang.kuberay.submitter._goyaml import runtime_env_data, runtime_env_json
+from raygang.kuberay.submitter.codemount import CODE_DIR, CODE_PIECES_DIR, CodeMount, piece_key
 from raygang.kuberay.submitter.command import K8S_JOB_MODE, SIDECAR_MODE, build_submit_command
 from raygang.kuberay.submitter.container import (
     DEFAULT_SUBMITTER_LIMITS,
@@ -72,6 +73,8 @@ from raygang.kuberay.submitter.sidecar import sidecar_container
 from raygang.kuberay.submitter.submission import submission_id
 
 __all__ = [
+    "CODE_DIR",
+    "CODE_PIECES_DIR",
     "DEFAULT_DASHBOARD_PORT",
     "DEFAULT_SUBMITTER_BACKOFF_LIMIT",
     "DEFAULT_SUBMITTER_LIMITS",
@@ -81,12 +84,14 @@ __all__ = [
     "SUBMITTER_COMMAND",
     "SUBMITTER_CONTAINER_NAME",
     "SUBMITTER_RULES",
+    "CodeMount",
     "SubmitterError",
     "build_submit_command",
     "dashboard_port",
     "dashboard_url",
     "default_submitter_container",
     "go_json_dumps",
+    "piece_key",
     "restricted_security_context",
     "runtime_env_data",
     "runtime_env_json",

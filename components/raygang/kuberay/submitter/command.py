@@ -23,6 +23,7 @@ from raygang.kuberay.submitter._bashsyntax import go_trim_space
 from raygang.kuberay.submitter._errors import SubmitterError
 from raygang.kuberay.submitter._goquote import go_json_dumps, shell_quote
 from raygang.kuberay.submitter._goyaml import runtime_env_json
+from raygang.kuberay.submitter.codemount import CODE_DIR, CodeMount, unpack_command
 from raygang.kuberay.submitter.entrypoint_numbers import go_percent_f_float32
 from raygang.kuberay.submitter.fields import get_mapping
 from raygang.kuberay.submitter.submission import check_submission_id
@@ -114,6 +115,7 @@ def build_submit_command(
     ray_version: str | None = None,
     sidecar_restart: bool = False,
     fail_on_job_failure: bool = False,
+    code: CodeMount | None = None,
 ) -> list[str]:
     """The submitter's shell command as tokens, as KubeRay's ``BuildJobSubmitCommand``.
 
@@ -155,6 +157,9 @@ def build_submit_command(
             whatever the job's outcome; KubeRay learns the outcome by polling the dashboard
             from its operator, which raygang does not run, so without this check the
             submitter Job reports a failed Ray job as Complete.
+        code: (beyond KubeRay, issue 28) the job's code package: the script starts by
+            unpacking it (:func:`.codemount.unpack_command`) and ``ray job submit`` gets
+            ``--working-dir`` with the unpacked directory.
 
     Returns:
         The tokens; ``" ".join`` them (:func:`submit_shell`) for the container's ``args[0]``.
@@ -191,7 +196,8 @@ def build_submit_command(
 
     health = _PYTHON_HEALTH_COMMAND.format(url=health_url, timeout=_GCS_HEALTH_TIMEOUT_SECONDS)
     waiting = shell_quote(f"Waiting for Ray Dashboard GCS to become healthy at {http_address} ...")
-    tokens = ["until", health, ">/dev/null", "2>&1", ";"]
+    tokens = unpack_command(code.sha256) if code is not None else []
+    tokens += ["until", health, ">/dev/null", "2>&1", ";"]
     tokens += ["do", "echo", waiting, ";", "sleep", "2", ";", "done", ";"]
     if guarded:
         tokens += ["if", "!", "ray", "job", "status", "--address", http_address, job_id]
@@ -210,6 +216,8 @@ def build_submit_command(
         if ray_version:
             _go_semver_at_least_2_6(ray_version)
         tokens += ["--metadata-json", shell_quote(go_json_dumps(metadata))]
+    if code is not None:
+        tokens += ["--working-dir", CODE_DIR]
     tokens += ["--submission-id", job_id]
     cpus = go_percent_f_float32(entrypoint_num_cpus, "spec.entrypointNumCpus")
     if cpus is not None:
@@ -250,6 +258,7 @@ def submit_tokens(
     address: str,
     sidecar_restart: bool,
     fail_on_job_failure: bool = False,
+    code: CodeMount | None = None,
 ) -> list[str]:
     cluster = get_mapping(spec, "rayClusterSpec", "spec")
     ray_version = cluster.get("rayVersion")
@@ -271,4 +280,5 @@ def submit_tokens(
         ray_version=ray_version if isinstance(ray_version, str) else None,
         sidecar_restart=sidecar_restart,
         fail_on_job_failure=fail_on_job_failure,
+        code=code,
     )

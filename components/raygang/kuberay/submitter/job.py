@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from raygang.kuberay.submitter._errors import SubmitterError
+from raygang.kuberay.submitter.codemount import CodeMount, code_volumes
 from raygang.kuberay.submitter.command import K8S_JOB_MODE, submit_tokens
 from raygang.kuberay.submitter.container import configure_container, default_submitter_container
 from raygang.kuberay.submitter.fields import get_mapping, head_image, pod_containers
@@ -59,6 +60,7 @@ def submitter_pod_template(
     dashboard_address: str,
     labels: Mapping[str, str],
     fail_on_job_failure: bool = False,
+    code: CodeMount | None = None,
 ) -> dict[str, Any]:
     """The submitter Job's pod template (KubeRay ``getSubmitterTemplate``, K8sJobMode).
 
@@ -85,6 +87,8 @@ def submitter_pod_template(
         labels: extra pod labels (e.g. Volcano queue); they override the template's own, and
             the ``ray.io/originated-from-*`` and ``created-by`` labels override both.
         fail_on_job_failure: see :func:`build_submit_command`.
+        code: the job's code package (:mod:`.codemount`): its volumes are added to the pod
+            and mounted in the first container, and the submit command unpacks it.
 
     Returns:
         A ``PodTemplateSpec`` dict.
@@ -123,6 +127,7 @@ def submitter_pod_template(
             address=dashboard_address,
             sidecar_restart=False,
             fail_on_job_failure=fail_on_job_failure,
+            code=code,
         )
     )
     configure_container(
@@ -134,6 +139,8 @@ def submitter_pod_template(
         spec=spec,
         cluster_name=job_name,
     )
+    if code is not None:
+        _mount_code(template["spec"], first, code)
     harden_pod(template["spec"])
     metadata = template.setdefault("metadata", {})
     if not isinstance(metadata, dict):
@@ -141,6 +148,23 @@ def submitter_pod_template(
     own_labels = metadata.get("labels") or {}
     metadata["labels"] = {**own_labels, **labels, **_kuberay_labels(job_name)}
     return template
+
+
+def _mount_code(pod_spec: dict[str, Any], container: dict[str, Any], code: CodeMount) -> None:
+    """Add the package's volumes to the pod and their mounts to the submitter container."""
+    volumes, mounts = code_volumes(code)
+    for parent, key, added in ((pod_spec, "volumes", volumes), (container, "volumeMounts", mounts)):
+        have = parent.get(key) or []
+        if not isinstance(have, list):
+            raise SubmitterError(f"the submitter pod's {key} must be a list")
+        names = {str(v.get("name")) for v in have if isinstance(v, Mapping)}
+        clash = names & {str(v["name"]) for v in added}
+        if clash:
+            raise SubmitterError(
+                f"the submitter pod already has {key} named {sorted(clash)}, which raygang "
+                "uses for the code package (raygang.dev/working-dir)"
+            )
+        parent[key] = [*have, *added]
 
 
 def submitter_job(
@@ -152,6 +176,7 @@ def submitter_job(
     dashboard_address: str,
     labels: Mapping[str, str],
     fail_on_job_failure: bool = False,
+    code: CodeMount | None = None,
 ) -> dict[str, Any]:
     """The batch/v1 submitter Job (KubeRay ``createNewK8sJob``), without owner references.
 
@@ -169,6 +194,7 @@ def submitter_job(
         dashboard_address: from :func:`dashboard_url`.
         labels: extra pod-template labels, see :func:`submitter_pod_template`.
         fail_on_job_failure: see :func:`build_submit_command`.
+        code: see :func:`submitter_pod_template`.
 
     Returns:
         A Job manifest dict.
@@ -192,6 +218,7 @@ def submitter_job(
         dashboard_address=dashboard_address,
         labels=labels,
         fail_on_job_failure=fail_on_job_failure,
+        code=code,
     )
     return {
         "apiVersion": "batch/v1",

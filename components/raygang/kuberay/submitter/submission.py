@@ -59,7 +59,9 @@ def _canonical(value: Any) -> Any:
     return value
 
 
-def submission_id(job_name: str, spec: Mapping[str, Any]) -> str:
+def submission_id(
+    job_name: str, spec: Mapping[str, Any], code: str | None = None, resubmit: int = 0
+) -> str:
     """The Ray submission ID for this RayJob spec: ``spec.jobId``, or derived from the spec.
 
     KubeRay appends 5 random characters, so every operator retry gets a new ID. raygang
@@ -72,9 +74,16 @@ def submission_id(job_name: str, spec: Mapping[str, Any]) -> str:
     RayCluster spec. Key order never matters. 47 + 1 + 8 = 56 characters at most, since
     KubeRay limits RayJob names to 47.
 
+    Beyond that (issue 28): the code package's SHA-256, when the job ships one, so changed
+    code is a new submission; and the ``raygang.dev/resubmit`` counter, when above 0, so the
+    same code and spec can run again under a new ID. Neither is in the hashed payload when
+    unset, so the IDs of jobs without them are what they were.
+
     Args:
         job_name: the RayJob's ``metadata.name``.
         spec: the RayJob's ``spec``.
+        code: the code package's SHA-256, if the job ships one.
+        resubmit: the ``raygang.dev/resubmit`` counter (0 when unset).
 
     Returns:
         The submission ID.
@@ -106,6 +115,10 @@ def submission_id(job_name: str, spec: Mapping[str, Any]) -> str:
         "entrypointResources": resources_data or None,
         "rayClusterSpec": spec.get("rayClusterSpec"),
     }
+    if code is not None:
+        payload["codePackage"] = code
+    if resubmit:
+        payload["resubmit"] = resubmit
     try:
         canonical = json.dumps(
             {"v": 1, "run": _canonical(payload)},

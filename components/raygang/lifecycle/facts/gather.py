@@ -29,6 +29,7 @@ from raygang.kuberay.manifests import (
     RECORD_BASE_SUBMISSION_ID,
     RECORD_FINISHED_AT,
     RECORD_FIRST_ATTEMPT,
+    RECORD_HISTORY,
     RECORD_LEGACY_DATA_KEYS,
     RECORD_REASON,
     RECORD_RESULT,
@@ -246,6 +247,8 @@ def record_values(annotations: Mapping[str, str], data: Mapping[str, str]) -> di
             values[key] = data[old]
     if RECORD_REASON in annotations:  # newer than the data keys: only ever an annotation
         values[RECORD_REASON] = annotations[RECORD_REASON]
+    if RECORD_HISTORY in annotations:  # issue 28: only ever an annotation
+        values[RECORD_HISTORY] = annotations[RECORD_HISTORY]
     return values
 
 
