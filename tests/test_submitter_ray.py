@@ -371,3 +371,146 @@ def test_sidecar_mode_command_submits_and_waits(ray_head: RayHead) -> None:
     assert result.returncode == 0, result.stdout
     assert "from-sidecar" in result.stdout.splitlines()
     assert _status(ray_head, sid) == "SUCCEEDED"
+
+
+# --- issue 28: a code package shipped in ConfigMaps, mounted in the submitter only --------
+
+
+def _project_code(job: dict[str, Any], config_maps: list[dict[str, Any]], root: Path) -> str:
+    """Write the package's pieces as the kubelet projects the ConfigMaps, and return the
+    container's script with the mount paths pointing there.
+
+    The projected volume's sources are read from the rendered Job (each ConfigMap, its key,
+    the file it becomes), the bytes from the ConfigMaps' ``binaryData``: exactly the files the
+    pod would see. The emptyDir becomes a fresh directory.
+    """
+    import base64
+
+    from raygang.kuberay.submitter import CODE_DIR, CODE_PIECES_DIR
+
+    pod = job["spec"]["template"]["spec"]
+    container = pod["containers"][0]
+    mounts = {m["name"]: m["mountPath"] for m in container["volumeMounts"]}
+    by_name = {cm["metadata"]["name"]: cm for cm in config_maps}
+    pieces, target = root / "code-package", root / "code"
+    pieces.mkdir(parents=True)
+    target.mkdir(parents=True)
+    for volume in pod["volumes"]:
+        if "projected" in volume:
+            assert mounts[volume["name"]] == CODE_PIECES_DIR
+            for source in volume["projected"]["sources"]:
+                cm = by_name[source["configMap"]["name"]]
+                for item in source["configMap"]["items"]:
+                    data = base64.b64decode(cm["binaryData"][item["key"]])
+                    (pieces / item["path"]).write_bytes(data)
+        else:
+            assert "emptyDir" in volume and mounts[volume["name"]] == CODE_DIR
+    script: str = container["args"][0]
+    return script.replace(CODE_PIECES_DIR, str(pieces)).replace(CODE_DIR, str(target))
+
+
+def _run_code_pod(
+    head: RayHead, job_name: str, code_dir: Path, tmp: Path, expect_exit: int = 0
+) -> tuple[str, str, Any]:
+    from raygang.codepkg import pack_directory
+    from raygang.kuberay.codepackage import code_config_maps, code_mount
+
+    package = pack_directory(".", code_dir, "job.yaml")
+    spec = _spec("python main.py")
+    sid = submission_id(job_name, spec, package.sha256)
+    job = submitter_job(
+        job_name=job_name,
+        namespace="default",
+        spec=spec,
+        submission_id=sid,
+        dashboard_address=head.address,
+        labels={},
+        fail_on_job_failure=True,
+        code=code_mount(job_name, package),
+    )
+    script = _project_code(job, code_config_maps(job_name, "default", package), tmp)
+    container = job["spec"]["template"]["spec"]["containers"][0]
+    env = dict(head.env)
+    env.update({e["name"]: e["value"] for e in container["env"]})
+    result = subprocess.run(
+        [*container["command"], script],
+        env=env,
+        cwd=head.workdir,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        timeout=TIMEOUT,
+    )
+    assert result.returncode == expect_exit, result.stdout
+    return sid, result.stdout, package
+
+
+def _code_tree(root: Path, version: str, blob: bytes = b"") -> Path:
+    (root / "mypkg").mkdir(parents=True, exist_ok=True)
+    (root / "mypkg" / "__init__.py").write_text(f'__version__ = "{version}"\n')
+    (root / "main.py").write_text("import mypkg\nprint('mypkg version', mypkg.__version__)\n")
+    if blob:
+        (root / "data.bin").write_bytes(blob)
+    return root
+
+
+def test_code_package_runs_from_the_configmaps_pieces(ray_head: RayHead, tmp_path: Path) -> None:
+    """The entrypoint imports a module of the package and prints its version; the package
+    is over 768 KiB, so it travels in three ConfigMaps the script joins again."""
+    code = _code_tree(tmp_path / "src", "1.0.0", os.urandom(1_700_000))
+    sid, output, package = _run_code_pod(ray_head, "code", code, tmp_path / "pod1")
+    assert len(code_pieces := package.data) > 2 * 768 * 1024, len(code_pieces)
+    assert "mypkg version 1.0.0" in output.splitlines()
+    assert _status(ray_head, sid) == "SUCCEEDED"
+    runtime_env = _client(ray_head).get_job_info(sid).runtime_env
+    # Ray uploaded the unpacked directory into the head's own store.
+    assert str(runtime_env["working_dir"]).startswith("gcs://_ray_pkg_")
+
+
+def test_changed_code_is_a_new_submission_that_runs_the_new_version(
+    ray_head: RayHead, tmp_path: Path
+) -> None:
+    code = _code_tree(tmp_path / "src", "2.0.0")
+    first, output, before = _run_code_pod(ray_head, "codever", code, tmp_path / "pod1")
+    assert "mypkg version 2.0.0" in output.splitlines()
+    _code_tree(code, "2.0.1")
+    second, output, after = _run_code_pod(ray_head, "codever", code, tmp_path / "pod2")
+    assert before.sha256 != after.sha256 and first != second
+    assert "mypkg version 2.0.1" in output.splitlines()
+    assert _status(ray_head, second) == "SUCCEEDED"
+
+
+def test_a_piece_of_another_version_is_refused_before_submitting(
+    ray_head: RayHead, tmp_path: Path
+) -> None:
+    from raygang.codepkg import pack_directory
+    from raygang.kuberay.codepackage import code_config_maps, code_mount
+
+    code = _code_tree(tmp_path / "src", "3.0.0")
+    package = pack_directory(".", code, "job.yaml")
+    spec = _spec("python main.py")
+    sid = submission_id("codebad", spec, package.sha256)
+    job = submitter_job(
+        job_name="codebad",
+        namespace="default",
+        spec=spec,
+        submission_id=sid,
+        dashboard_address=ray_head.address,
+        labels={},
+        code=code_mount("codebad", package),
+    )
+    script = _project_code(job, code_config_maps("codebad", "default", package), tmp_path)
+    (tmp_path / "code-package" / "part-000").write_bytes(b"PK not this version")
+    container = job["spec"]["template"]["spec"]["containers"][0]
+    result = subprocess.run(
+        [*container["command"], script],
+        env=ray_head.env,
+        cwd=ray_head.workdir,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        timeout=TIMEOUT,
+    )
+    assert result.returncode != 0
+    assert f"expected {package.sha256}" in result.stdout
+    assert _jobs_with_id(ray_head, sid) == []
