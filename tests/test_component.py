@@ -322,3 +322,25 @@ class TestPreflightUnderMocks:
         monitor = install(config, preview=True)
         run_program(monitor)
         assert len(monitor.of_type(PG_T)) == 1
+
+
+def test_code_package_pieces_are_configmaps_before_the_submitter(
+    preview: bool, tmp_path: Any
+) -> None:
+    """Issue 28: each piece is an immutable ConfigMap with binaryData, owned by the record,
+    registered before the submitter Job, which depends on it."""
+    (tmp_path / "main.py").write_text("print(1)\n")
+    config = stack_config("dev")
+    jobs = json.loads(config["raygang:jobs"])
+    jobs[0]["metadata"]["annotations"] = {"raygang.dev/working-dir": str(tmp_path)}
+    config["raygang:jobs"] = json.dumps(jobs)
+    monitor = install(config, preview)
+    run_program(monitor)
+    record, piece = monitor.of_type(CM_T)
+    job = monitor.of_type(JOB_T)[0]
+    assert piece.inputs["immutable"] is True
+    assert set(piece.inputs["binaryData"]) == {"part-000"}
+    assert piece.inputs["metadata"]["name"].startswith("ray-demo-job-code-")
+    assert piece.inputs["metadata"]["ownerReferences"][0]["name"] == "demo-job"
+    assert piece.urn in job.dependencies and record.urn in piece.dependencies
+    assert monitor.registrations.index(piece) < monitor.registrations.index(job)

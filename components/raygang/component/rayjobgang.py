@@ -99,6 +99,16 @@ class RayJobGang(pulumi.ComponentResource):
                 )
                 record_uid = record.metadata.apply(lambda m: m.uid)
                 made = record
+            elif resource.role.startswith("code-"):
+                # A piece of the job's code package (issue 28): immutable, named by its
+                # hash, so a new version is a new ConfigMap and never an update.
+                made = k8s.core.v1.ConfigMap(
+                    rname,
+                    metadata=secret_input(metadata, secret),
+                    binary_data=dict(resource.manifest["binaryData"]),
+                    immutable=True,
+                    opts=opts_i,
+                )
             elif resource.role == "submitter":
                 made = k8s.batch.v1.Job(
                     rname,
