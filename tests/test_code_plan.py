@@ -83,7 +83,7 @@ def test_configmaps_hold_the_package_and_only_the_submitter_mounts_them(tmp_path
     ]
     script = pod["containers"][0]["args"][0]
     assert script.startswith('python -c "import glob')
-    assert code.sha256 in script and "--working-dir /var/run/raygang/code " in script
+    assert code.sha256 in script and "--working-dir /var/run/raygang/code/working_dir " in script
     # Heads and workers are untouched.
     cluster = json.dumps(_manifest(job, "raycluster")["spec"])
     assert "raygang-code" not in cluster and "code-package" not in cluster
@@ -257,3 +257,40 @@ def test_history_reader_tolerates_what_is_not_a_history() -> None:
     )
     assert read_history(history_json(entries)) == [dict(e) for e in entries]
     assert "codePackage" not in entries[0]
+
+
+def test_py_modules_reach_the_runtime_env_as_unpacked_paths(tmp_path: Path) -> None:
+    path = _write_job(
+        tmp_path,
+        {"raygang.dev/py-modules": "./libs/helper"},
+        runtimeEnvYAML="env_vars:\n  A: b\n",
+    )
+    (tmp_path / "libs" / "helper").mkdir(parents=True)
+    (tmp_path / "libs" / "helper" / "__init__.py").write_text("H = 1\n")
+    job = _plan(path)
+    script = _manifest(job, "submitter")["spec"]["template"]["spec"]["containers"][0]["args"][0]
+    expected = json.dumps(
+        {
+            "env_vars": {"A": "b"},
+            "py_modules": ["/var/run/raygang/code/.raygang-py-modules/0/helper"],
+        },
+        separators=(",", ":"),
+    )
+    assert "--runtime-env-json " + json.dumps(expected) in script
+    assert "--working-dir /var/run/raygang/code/working_dir" in script
+    # One package holds both: the history names it.
+    assert job.lifecycle.history[0]["codePackage"] == job.plan.code.sha256  # type: ignore[union-attr]
+
+
+def test_py_modules_alone_and_twice(tmp_path: Path) -> None:
+    path = _write_job(tmp_path, {"raygang.dev/py-modules": "./code/mypkg"})
+    doc = yaml.safe_load(path.read_text())
+    del doc["metadata"]["annotations"]["raygang.dev/working-dir"]
+    path.write_text(yaml.safe_dump(doc))
+    job = _plan(path)
+    script = _manifest(job, "submitter")["spec"]["template"]["spec"]["containers"][0]["args"][0]
+    assert "--working-dir" not in script and ".raygang-py-modules/0/mypkg" in script
+    doc["spec"]["runtimeEnvYAML"] = "py_modules: [s3://b/m.zip]\n"
+    path.write_text(yaml.safe_dump(doc))
+    with pytest.raises(SpecError, match="give them in one place"):
+        _plan(path)

@@ -228,3 +228,39 @@ def test_exclude_rules_last_match_wins() -> None:
     assert not rules.excluded("top", False)
     assert rules.excluded("a/bc", False)
     assert not rules.excluded("z/a/bc", False)
+
+
+def test_py_modules_go_under_their_reserved_directory(tmp_path: Path) -> None:
+    from raygang.codepkg import pack_code
+
+    _tree(tmp_path, {"code/main.py": "x", "libs/helper/__init__.py": "H = 1\n"})
+    (tmp_path / "dist").mkdir()
+    (tmp_path / "dist" / "tool-1.0-py3-none-any.whl").write_bytes(b"PK wheel")
+    package = pack_code(
+        "./code", ["./libs/helper", "dist/tool-1.0-py3-none-any.whl"], tmp_path, "m.yaml"
+    )
+    assert package.py_modules == (
+        ".raygang-py-modules/0/helper",
+        ".raygang-py-modules/1/tool-1.0-py3-none-any.whl",
+    )
+    assert package.files == (
+        ".raygang-py-modules/0/helper/__init__.py",
+        ".raygang-py-modules/1/tool-1.0-py3-none-any.whl",
+        "main.py",
+    )
+    only_modules = pack_code(None, ["./libs/helper"], tmp_path, "m.yaml")
+    assert not only_modules.has_working_dir and package.has_working_dir
+
+
+def test_py_modules_problems_name_their_annotation(tmp_path: Path) -> None:
+    from raygang.codepkg import pack_code
+
+    _tree(tmp_path, {"code/main.py": "x", "code/.raygang-py-modules/x.py": "x"})
+    (tmp_path / "link.whl").symlink_to(tmp_path / "code" / "main.py")
+    with pytest.raises(SpecError) as exc:
+        pack_code("./code", ["./nope", "link.whl"], tmp_path, "m.yaml")
+    paths = [p.path for p in exc.value.problems]
+    messages = " | ".join(p.message for p in exc.value.problems)
+    assert "a name raygang keeps for py_modules" in messages
+    assert "'./nope'" in messages and "'link.whl'" in messages
+    assert paths.count("metadata.annotations['raygang.dev/py-modules']") == 2

@@ -410,13 +410,19 @@ def _project_code(job: dict[str, Any], config_maps: list[dict[str, Any]], root: 
 
 
 def _run_code_pod(
-    head: RayHead, job_name: str, code_dir: Path, tmp: Path, expect_exit: int = 0
+    head: RayHead,
+    job_name: str,
+    code_dir: Path,
+    tmp: Path,
+    expect_exit: int = 0,
+    py_modules: tuple[str, ...] = (),
+    entrypoint: str = "python main.py",
 ) -> tuple[str, str, Any]:
-    from raygang.codepkg import pack_directory
+    from raygang.codepkg import pack_code
     from raygang.kuberay.codepackage import code_config_maps, code_mount
 
-    package = pack_directory(".", code_dir, "job.yaml")
-    spec = _spec("python main.py")
+    package = pack_code(".", py_modules, code_dir, "job.yaml")
+    spec = _spec(entrypoint)
     sid = submission_id(job_name, spec, package.sha256)
     job = submitter_job(
         job_name=job_name,
@@ -514,3 +520,26 @@ def test_a_piece_of_another_version_is_refused_before_submitting(
     assert result.returncode != 0
     assert f"expected {package.sha256}" in result.stdout
     assert _jobs_with_id(ray_head, sid) == []
+
+
+def test_a_local_py_module_is_importable_by_the_job(ray_head: RayHead, tmp_path: Path) -> None:
+    """``raygang.dev/py-modules``: a package directory outside the working directory, shipped
+    in the same package and handed to Ray as a local ``py_modules`` path."""
+    code = _code_tree(tmp_path / "src", "4.0.0")
+    lib = tmp_path / "src" / "libs" / "helperlib"
+    lib.mkdir(parents=True)
+    (lib / "__init__.py").write_text('NAME = "helperlib 0.1"\n')
+    (code / "use.py").write_text("import helperlib\nprint('helper', helperlib.NAME)\n")
+    (code / ".raygangignore").write_text("libs/\n")  # the module is not in the working dir
+    sid, output, package = _run_code_pod(
+        ray_head,
+        "codemod",
+        code,
+        tmp_path / "pod",
+        py_modules=("libs/helperlib",),
+        entrypoint="python use.py",
+    )
+    assert package.py_modules == (".raygang-py-modules/0/helperlib",)
+    assert "helper helperlib 0.1" in output.splitlines()
+    runtime_env = _client(ray_head).get_job_info(sid).runtime_env
+    assert [str(m).startswith("gcs://_ray_pkg_") for m in runtime_env["py_modules"]] == [True]

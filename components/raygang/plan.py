@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from raygang.codepkg import WORKING_DIR_ANNOTATION, CodePackage
+from raygang.codepkg import PY_MODULES_ANNOTATION, WORKING_DIR_ANNOTATION, CodePackage
 from raygang.kube.errors import Problem, SpecError
 from raygang.kube.generatename import derived_from_generate_name
 from raygang.kube.objects import ObjectIdentity
@@ -284,8 +284,11 @@ def _check_code(item: RayJobInput, code: CodePackage | None, resubmit: int) -> N
     ``--working-dir`` (Ray warns, the job would silently run other code).
     """
     annotations = item.job.metadata.annotations
-    field = f"metadata.annotations[{WORKING_DIR_ANNOTATION!r}]"
-    if WORKING_DIR_ANNOTATION in annotations and code is None:
+    named = WORKING_DIR_ANNOTATION if WORKING_DIR_ANNOTATION in annotations else None
+    if named is None and PY_MODULES_ANNOTATION in annotations:
+        named = PY_MODULES_ANNOTATION
+    field = f"metadata.annotations[{named or WORKING_DIR_ANNOTATION!r}]"
+    if named is not None and code is None:
         raise SpecError.one(
             item.source,
             field,
@@ -321,7 +324,7 @@ def _check_code(item: RayJobInput, code: CodePackage | None, resubmit: int) -> N
             )
         )
     runtime_env = spec.get("runtimeEnvYAML")
-    if code is not None and isinstance(runtime_env, str):
+    if code is not None and code.has_working_dir and isinstance(runtime_env, str):
         data = submitter.runtime_env_data(runtime_env)
         if isinstance(data, Mapping) and "working_dir" in data:
             problems.append(

@@ -11,7 +11,7 @@ Internal: not part of raygang's public surface; this package may change without 
 """
 
 from raygang.codepkg.model import CodePackage
-from raygang.codepkg.pack import pack_directory
+from raygang.codepkg.pack import pack_code, pack_directory
 from raygang.codepkg.rules import (
     ALLOW_ANNOTATION,
     EXCLUDE_FILE,
@@ -19,6 +19,8 @@ from raygang.codepkg.rules import (
     MAX_PACKAGE_BYTES,
     MAX_PATH_BYTES,
     MAX_READ_BYTES,
+    PY_MODULES_ANNOTATION,
+    PY_MODULES_DIR,
     WORKING_DIR_ANNOTATION,
 )
 from raygang.codepkg.split import PIECE_BYTES, split_pieces
@@ -31,8 +33,11 @@ __all__ = [
     "MAX_PATH_BYTES",
     "MAX_READ_BYTES",
     "PIECE_BYTES",
+    "PY_MODULES_ANNOTATION",
+    "PY_MODULES_DIR",
     "WORKING_DIR_ANNOTATION",
     "CodePackage",
+    "pack_code",
     "pack_directory",
     "split_pieces",
 ]

@@ -17,6 +17,8 @@ class CodePackage:
         data: the zip, exactly as packed.
         files: the paths packed, sorted (POSIX, relative to the directory).
         unpacked_bytes: the sum of the files' sizes.
+        py_modules: the local ``py_modules`` in the package, as paths inside it
+            (``.raygang-py-modules/<i>/<name>``), in the manifest's order.
     """
 
     directory: str
@@ -24,6 +26,12 @@ class CodePackage:
     data: bytes
     files: tuple[str, ...]
     unpacked_bytes: int
+    py_modules: tuple[str, ...] = ()
+
+    @property
+    def has_working_dir(self) -> bool:
+        """Whether the package carries a working directory (not only ``py_modules``)."""
+        return bool(self.directory)
 
     @property
     def short_hash(self) -> str:

@@ -20,6 +20,8 @@ __all__ = [
     "MAX_PACKAGE_BYTES",
     "MAX_PATH_BYTES",
     "MAX_READ_BYTES",
+    "PY_MODULES_ANNOTATION",
+    "PY_MODULES_DIR",
     "REMOTE_ALTERNATIVE",
     "SECRET_PATTERNS",
     "WORKING_DIR_ANNOTATION",
@@ -31,6 +33,13 @@ __all__ = [
 #: The RayJob annotation naming the local directory to ship, relative to the manifest file's
 #: directory (the project directory for a job given inline in stack config).
 WORKING_DIR_ANNOTATION: Final = "raygang.dev/working-dir"
+
+#: Comma-separated local ``py_modules`` (package directories or ``.whl`` files), relative to
+#: the manifest file's directory like the working directory.
+PY_MODULES_ANNOTATION: Final = "raygang.dev/py-modules"
+
+#: Where the modules go in the package (and the name a working directory may not use).
+PY_MODULES_DIR: Final = ".raygang-py-modules"
 
 #: Comma-separated paths (relative to the working directory) of secret-looking files the
 #: user means to ship all the same.

@@ -27,7 +27,7 @@ from raygang.codepkg.rules import (
     parse_excludes,
 )
 
-__all__ = ["PackRefusal", "read_tree"]
+__all__ = ["PackRefusal", "read_file", "read_tree"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +66,19 @@ def _read_regular(path: Path, relpath: str, budget: int) -> bytes:
         return b"".join(chunks)
     finally:
         os.close(fd)
+
+
+def read_file(path: Path, name: str) -> bytes:
+    """One file the manifest names itself (a wheel): a regular file, not a link, bounded.
+
+    Raises:
+        OSError: it cannot be opened (a symlink: ``O_NOFOLLOW`` refuses it).
+        ValueError: it is not a regular file, or past :data:`MAX_READ_BYTES`.
+    """
+    try:
+        return _read_regular(path, name, MAX_READ_BYTES)
+    except _Refused as exc:
+        raise ValueError(exc.refusal.message) from None
 
 
 def _too_much(relpath: str) -> PackRefusal:

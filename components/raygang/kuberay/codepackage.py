@@ -43,7 +43,10 @@ def code_mount(job_name: str, package: CodePackage) -> CodeMount:
     """What the submitter mounts: the hash and the pieces' ConfigMaps, in order."""
     count = len(split_pieces(package.data))
     return CodeMount(
-        package.sha256, tuple(config_map_name(job_name, package, i) for i in range(count))
+        package.sha256,
+        tuple(config_map_name(job_name, package, i) for i in range(count)),
+        working_dir=package.has_working_dir,
+        py_modules=package.py_modules,
     )
 
 

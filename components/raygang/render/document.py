@@ -119,6 +119,7 @@ def _code_document(job: PlannedJob) -> dict[str, Any]:
         "bytes": code.size,
         "files": len(code.files),
         "configMaps": [r.name for r in job.plan.resources if r.role.startswith("code-")],
+        "pyModules": list(code.py_modules),
     }
 
 

@@ -80,9 +80,11 @@ def _job_table(job: PlannedJob, companions: Sequence[Companion] = ()) -> list[st
     if plan.code is not None:
         code = plan.code
         lines.append(
-            f"  code          {code.directory}  sha256 {code.sha256}  ({len(code.files)} files, "
-            f"{code.size:,} bytes packed)"
+            f"  code          {code.directory or '-'}  sha256 {code.sha256}  "
+            f"({len(code.files)} files, {code.size:,} bytes packed)"
         )
+        if code.py_modules:
+            lines.append(f"  py_modules    {', '.join(code.py_modules)}")
     lines.append(f"  dashboard     {plan.dashboard_url}")
     lines.append("  create order")
     index = 0

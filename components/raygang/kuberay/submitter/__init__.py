@@ -48,7 +48,13 @@ Where this module deliberately differs from KubeRay (each is also commented at i
 from raygang.kuberay.submitter._errors import SubmitterError
 from raygang.kuberay.submitter._goquote import go_json_dumps, shell_quote
 from raygang.kuberay.submitter._goyaml import runtime_env_data, runtime_env_json
-from raygang.kuberay.submitter.codemount import CODE_DIR, CODE_PIECES_DIR, CodeMount, piece_key
+from raygang.kuberay.submitter.codemount import (
+    CODE_DIR,
+    CODE_PIECES_DIR,
+    WORKING_DIR,
+    CodeMount,
+    piece_key,
+)
 from raygang.kuberay.submitter.command import K8S_JOB_MODE, SIDECAR_MODE, build_submit_command
 from raygang.kuberay.submitter.container import (
     DEFAULT_SUBMITTER_LIMITS,
@@ -84,6 +90,7 @@ __all__ = [
     "SUBMITTER_COMMAND",
     "SUBMITTER_CONTAINER_NAME",
     "SUBMITTER_RULES",
+    "WORKING_DIR",
     "CodeMount",
     "SubmitterError",
     "build_submit_command",

@@ -22,8 +22,8 @@ from typing import Any, Final
 from raygang.kuberay.submitter._bashsyntax import go_trim_space
 from raygang.kuberay.submitter._errors import SubmitterError
 from raygang.kuberay.submitter._goquote import go_json_dumps, shell_quote
-from raygang.kuberay.submitter._goyaml import runtime_env_json
-from raygang.kuberay.submitter.codemount import CODE_DIR, CodeMount, unpack_command
+from raygang.kuberay.submitter._goyaml import runtime_env_data, runtime_env_json
+from raygang.kuberay.submitter.codemount import WORKING_DIR, CodeMount, unpack_command
 from raygang.kuberay.submitter.entrypoint_numbers import go_percent_f_float32
 from raygang.kuberay.submitter.fields import get_mapping
 from raygang.kuberay.submitter.submission import check_submission_id
@@ -99,6 +99,25 @@ def _http_address(address: str) -> str:
             "optionally prefixed with http://"
         )
     return address if address.startswith("http://") else "http://" + address
+
+
+def _with_py_modules(runtime_env_yaml: str | None, code: CodeMount) -> str:
+    """The runtime env JSON with the package's local ``py_modules`` (issue 28, beyond
+    KubeRay): ``ray job submit`` uploads each local path itself (Ray's
+    ``upload_py_modules_if_needed``), as it uploads ``--working-dir``.
+
+    Raises:
+        SubmitterError: the runtime env sets ``py_modules`` itself.
+    """
+    data = runtime_env_data(runtime_env_yaml) if runtime_env_yaml else None
+    env = dict(data) if isinstance(data, Mapping) else {}
+    if "py_modules" in env:
+        raise SubmitterError(
+            "runtimeEnvYAML sets py_modules, and raygang.dev/py-modules names some too: "
+            "give them in one place"
+        )
+    env["py_modules"] = code.module_paths()
+    return go_json_dumps(env)
 
 
 def build_submit_command(
@@ -205,7 +224,9 @@ def build_submit_command(
     tokens += ["ray", "job", "submit", "--address", http_address]
     if guarded:
         tokens.append("--no-wait")
-    if runtime_env_yaml:
+    if code is not None and code.py_modules:
+        tokens += ["--runtime-env-json", shell_quote(_with_py_modules(runtime_env_yaml, code))]
+    elif runtime_env_yaml:
         tokens += ["--runtime-env-json", shell_quote(runtime_env_json(runtime_env_yaml))]
     if metadata:
         for key, value in metadata.items():
@@ -216,8 +237,8 @@ def build_submit_command(
         if ray_version:
             _go_semver_at_least_2_6(ray_version)
         tokens += ["--metadata-json", shell_quote(go_json_dumps(metadata))]
-    if code is not None:
-        tokens += ["--working-dir", CODE_DIR]
+    if code is not None and code.working_dir:
+        tokens += ["--working-dir", WORKING_DIR]
     tokens += ["--submission-id", job_id]
     cpus = go_percent_f_float32(entrypoint_num_cpus, "spec.entrypointNumCpus")
     if cpus is not None:
