@@ -236,14 +236,17 @@ class TestComposition:
         assert "spec.rayClusterSpec.workerGroupSpecs[0].replicas" in message
 
 
-def _dev_objects(tmp_path: Any, finished_at: str) -> str:
-    """A snapshot of the dev stack's objects as the cluster reports them once the job finished."""
+def _dev_objects(tmp_path: Any, finished_at: str, gone: tuple[str, ...] = ()) -> str:
+    """A snapshot of the dev stack's objects as the cluster reports them once the job finished
+    (without the objects of the ``gone`` kinds)."""
     import yaml
     from raygang.cli import build_plan
 
     plan = build_plan([], "dev", None, ROOT).jobs[0]
     items = []
     for resource in plan.resources:
+        if resource.kind in gone:
+            continue
         obj = dict(resource.manifest)
         obj["metadata"] = {**obj["metadata"], "uid": f"uid-{resource.name}"}
         if resource.kind == "Queue":
@@ -268,7 +271,7 @@ def _dev_objects(tmp_path: Any, finished_at: str) -> str:
 
 
 class TestLifecycleUnderMocks:
-    def test_finished_past_ttl_removes_cluster_and_zeroes_podgroup(
+    def test_finished_past_ttl_removes_cluster_then_zeroes_podgroup(
         self, tmp_path: Any, preview: bool
     ) -> None:
         config = stack_config("dev")
@@ -277,10 +280,23 @@ class TestLifecycleUnderMocks:
         monitor = install(config, preview)
         run_program(monitor)
         assert monitor.of_type(RC_T) == []
+        # The run that deletes the cluster keeps its gang: its pods may still hold nodes.
+        pg = monitor.of_type(PG_T)[0].inputs
+        assert pg["spec"]["minMember"] == 3
+        assert pg["spec"]["minResources"] == {"cpu": "5", "memory": "10Gi"}
+        # The record and the submitter Job stay, for the logs.
+        assert len(monitor.of_type(CM_T)) == 1
+        assert len(monitor.of_type(JOB_T)) == 1
+        # The next run, the cluster gone, zeroes it.
+        config["raygang:clusterSnapshot"] = _dev_objects(
+            tmp_path, "2026-11-29T09:00:00Z", gone=("RayCluster",)
+        )
+        monitor = install(config, preview)
+        run_program(monitor)
+        assert monitor.of_type(RC_T) == []
         pg = monitor.of_type(PG_T)[0].inputs
         assert "minMember" not in pg["spec"]  # 0, left out as the API server stores it
         assert pg["spec"]["minResources"] == {}
-        # The record and the submitter Job stay, for the logs.
         assert len(monitor.of_type(CM_T)) == 1
         assert len(monitor.of_type(JOB_T)) == 1
 

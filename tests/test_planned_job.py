@@ -22,6 +22,8 @@ from tests.lifecycle.conftest import (
     BEFORE_TTL,
     DONE,
     FULL,
+    NO_SUBMITTER,
+    converge,
     plan_of,
     rayjob,
     snapshot,
@@ -45,8 +47,12 @@ def test_a_finished_job_declares_less_than_its_plan() -> None:
     assert job.resources == job.lifecycle.resources
     assert job.resource("raycluster") is None
     assert plan.resource("raycluster") is not None
-    # The PodGroup as declared now is zeroed; the gang is the plan's, unchanged.
-    assert (job.declared_min_member, job.declared_min_resources) == (0, {})
+    # The PodGroup as declared now holds the finished cluster's gang until the cluster is
+    # gone (this run deletes it); the gang is the plan's, unchanged.
+    assert (job.declared_min_member, job.declared_min_resources) == (3, NO_SUBMITTER)
+    # Once it is gone, the PodGroup as declared is zeroed.
+    gone = _finish(plan, converge(snapshot("succeeded.yaml"), job.lifecycle), AFTER_TTL)
+    assert (gone.declared_min_member, gone.declared_min_resources) == (0, {})
     assert (plan.gang.min_member, plan.gang.min_resources_strings()) == (3, FULL)
     # A finished job is not judged by the preflight.
     assert job.preflight.verdict == "unknown"

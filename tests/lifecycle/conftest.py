@@ -178,6 +178,26 @@ def assert_idempotent(plan: JobPlan, before: ClusterSnapshot, now: datetime) -> 
     return again
 
 
+def assert_converges(
+    plan: JobPlan, before: ClusterSnapshot, now: datetime, ups: int
+) -> list[Lifecycle]:
+    """Decide and converge ``ups`` times, each run changing something, then nothing is left
+    to change: the decisions of those runs and of the idempotent one after them.
+
+    A cluster's deletion takes two: the `up` that deletes it keeps the PodGroup's numbers,
+    the next one (the cluster and its pods gone) zeroes it.
+    """
+    runs: list[Lifecycle] = []
+    state = before
+    for _ in range(ups):
+        runs.append(decide(plan, facts(state), now))
+        assert runs[-1].changes, f"run {len(runs)} changed nothing"
+        state = converge(state, runs[-1])
+    final = assert_idempotent(plan, state, now)
+    assert decide(plan, facts(state), now).resources == runs[-1].resources
+    return [*runs, final]
+
+
 def rules(*entries: tuple[str, str, int]) -> dict[str, Any]:
     return {
         "deletionRules": [

@@ -21,6 +21,7 @@ from tests.lifecycle.conftest import (
     NO_SUBMITTER,
     NS,
     PG,
+    assert_converges,
     assert_idempotent,
     converge,
     facts,
@@ -104,18 +105,23 @@ def test_delete_cluster_waits_for_its_ttl() -> None:
     early = decide(plan, facts(before), DONE + timedelta(seconds=30))
     assert "raycluster" in roles(early)
     assert early.next_change_at == DONE + timedelta(seconds=60)
-    assert early.actions[-1].endswith("on the first `pulumi up` after 2026-11-29T10:06:00Z")
+    assert (
+        "on the first `pulumi up` after 2026-11-29T10:06:00Z; then zero PodGroup/"
+        in (early.actions[-1])
+    )
     decided = decide(plan, facts(before), BEFORE_TTL)
     assert decided.cleanup == "DeleteCluster"
     assert roles(decided) == ["record", "podgroup", "submitter"]
-    assert pg_gang(decided) == (0, {})
+    # Held while the cluster is being deleted; zeroed by the next `up`, once it is gone.
+    assert pg_gang(decided) == (3, NO_SUBMITTER)
     assert any(
         a.startswith(
             f"delete RayCluster/{NAME} (spec.deletionStrategy.deletionRules[0]: DeleteCluster"
         )
         for a in decided.actions
     )
-    assert_idempotent(plan, before, BEFORE_TTL)
+    _, zeroed, _ = assert_converges(plan, before, BEFORE_TTL, ups=2)
+    assert pg_gang(zeroed) == (0, {})
 
 
 def test_delete_self_keeps_only_a_tombstone_record() -> None:
@@ -160,7 +166,8 @@ def test_staged_rules_apply_the_most_impactful_overdue_one() -> None:
     expected = [
         (10, None, ["record", "podgroup", "raycluster", "submitter"], 3),
         (40, "DeleteWorkers", ["record", "podgroup", "raycluster", "submitter"], 2),
-        (70, "DeleteCluster", ["record", "podgroup", "submitter"], 1),
+        # DeleteSelf's, and the zeroing of the PodGroup once the cluster is gone.
+        (70, "DeleteCluster", ["record", "podgroup", "submitter"], 2),
         (100, "DeleteSelf", ["record"], 0),
         # After a long outage, the most impactful overdue rule wins at once.
         (86400, "DeleteSelf", ["record"], 0),
@@ -171,7 +178,10 @@ def test_staged_rules_apply_the_most_impactful_overdue_one() -> None:
         assert decided.cleanup == policy, seconds
         assert roles(decided) == declared, seconds
         assert sum(a.startswith("later:") for a in decided.actions) == later, seconds
-        assert_idempotent(plan, before, now)
+        if policy == "DeleteCluster":  # the PodGroup is zeroed by the next `up`
+            assert pg_gang(assert_converges(plan, before, now, ups=2)[1]) == (0, {})
+        else:
+            assert_idempotent(plan, before, now)
     # From the DeleteWorkers state, the cluster rule removes what is left of the cluster.
     workers = converge(before, decide(plan, facts(before), DONE + timedelta(seconds=40)))
     decided = decide(plan, facts(workers), DONE + timedelta(seconds=70))

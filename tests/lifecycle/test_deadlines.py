@@ -17,6 +17,7 @@ from raygang.lifecycle.facts.clock import parse_now
 
 from tests.lifecycle.conftest import (
     NAME,
+    NO_SUBMITTER,
     NS,
     converge,
     facts,
@@ -79,6 +80,8 @@ def test_a_job_failed_on_its_deadline_stays_failed_when_its_submitter_finishes_l
     plan = plan_of(rayjob(activeDeadlineSeconds=3600))
     now = START + timedelta(hours=2)
     failed = converge(snapshot("running.yaml"), decide(plan, facts(snapshot("running.yaml")), now))
+    # The `up` after the one that deleted the cluster zeroes its PodGroup.
+    failed = converge(failed, decide(plan, facts(failed), now))
     late = decide(plan, facts(_with_succeeded_submitter(failed)), now)
     assert (late.phase, late.result) == ("failed", "failed")
     assert late.finished_at == START + timedelta(seconds=3600)
@@ -119,5 +122,10 @@ def test_a_cluster_never_ready_is_failed_at_its_pre_running_deadline(
         # shutdownAfterJobFinishes: the cluster goes and the PodGroup holds nothing of the
         # queue any more, so a gang waiting in the same queue can be admitted.
         assert "raycluster" not in roles(decided)
+        # Held by the `up` that deletes the cluster (its pods may still be bound) ...
         pg = res(decided, "podgroup")["spec"]
+        assert (pg.get("minMember"), pg.get("minResources")) == (3, NO_SUBMITTER)
+        # ... and zeroed by the next one, the cluster gone.
+        gone = converge(stuck, decided)
+        pg = res(decide(plan, facts(gone), START + timedelta(seconds=600)), "podgroup")["spec"]
         assert (pg.get("minMember"), pg.get("minResources")) == (None, {})  # 0 is left out

@@ -12,6 +12,7 @@ from tests.lifecycle.conftest import (
     BEFORE_TTL,
     DONE,
     FULL,
+    assert_converges,
     assert_idempotent,
     facts,
     pg_gang,
@@ -45,7 +46,9 @@ def test_sidecar_mode_finishes_from_the_head_pod() -> None:
     assert_idempotent(plan, before, BEFORE_TTL)
     after = decide(plan, facts(before), AFTER_TTL)
     assert roles(after) == ["record", "podgroup"]
-    assert_idempotent(plan, before, AFTER_TTL)
+    assert pg_gang(after) == (3, FULL)  # held until the cluster and its pods are gone
+    _, zeroed, _ = assert_converges(plan, before, AFTER_TTL, ups=2)
+    assert pg_gang(zeroed) == (0, {})
 
 
 def test_sidecar_mode_without_pods_in_the_snapshot_says_so() -> None:

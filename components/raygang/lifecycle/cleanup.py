@@ -19,7 +19,7 @@ from raygang.kuberay.jobplan import JobPlan
 from raygang.lifecycle.facts.model import JobFacts
 from raygang.rayjob.deletion import POLICIES, DeletionRule, DeletionStrategy
 
-__all__ = ["Cleanup", "due_cleanup", "later_text"]
+__all__ = ["Cleanup", "due_cleanup", "later_after", "later_text"]
 
 
 @dataclass(frozen=True)
@@ -113,9 +113,18 @@ def later_text(policy: str, plan: JobPlan, facts: JobFacts) -> str:
             else ""
         )
     if policy == "DeleteCluster":
-        return (
-            f"delete RayCluster/{plan.name} and zero PodGroup/{plan.podgroup_name}" if alive else ""
-        )
+        return f"delete RayCluster/{plan.name}" if alive else ""
     if policy == "DeleteSelf":
         return f"delete every object of {plan.name} but its job record"
+    return ""
+
+
+def later_after(policy: str, plan: JobPlan) -> str:
+    """What the run after that deletion does: a deleted cluster's PodGroup is zeroed only once
+    the cluster and its pods are gone (:mod:`raygang.lifecycle.release`); empty for others."""
+    if policy == "DeleteCluster":
+        return (
+            f"; then zero PodGroup/{plan.podgroup_name} on the next `pulumi up` once "
+            f"RayCluster/{plan.name} and its pods are gone"
+        )
     return ""

@@ -152,3 +152,52 @@ def test_old_record_fixture_and_annotations_win_over_data() -> None:
 def test_objects_of_other_namespaces_are_not_facts() -> None:
     found = gather_facts(snapshot("running.yaml"), "other", "rayjob-sample")
     assert not found.anything_exists
+
+
+def test_the_pods_of_the_cluster_that_hold_a_node_and_only_those() -> None:
+    # Until they are gone bound pods hold their nodes: the PodGroup is not zeroed while any
+    # is left (raygang.lifecycle.release), even once the RayCluster itself is gone.
+    def pod(
+        name: str, cluster: str, node: str | None = "n1", phase: str = "Running", **meta: Any
+    ) -> dict[str, Any]:
+        return {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {
+                "name": name,
+                "namespace": meta.pop("namespace", "ml"),
+                "labels": {"ray.io/cluster": cluster, "ray.io/node-type": "worker"},
+                **meta,
+            },
+            "spec": {"nodeName": node} if node else {},
+            "status": {"phase": phase},
+        }
+
+    snap = snapshot_from_objects(
+        [
+            pod("rayjob-sample-worker-b", "rayjob-sample", deletionTimestamp=DONE.isoformat()),
+            pod("rayjob-sample-head-a", "rayjob-sample"),
+            pod("rayjob-sample-worker-pending", "rayjob-sample", node=None, phase="Pending"),
+            pod("rayjob-sample-worker-done", "rayjob-sample", phase="Succeeded"),
+            pod("rayjob-sample-worker-failed", "rayjob-sample", phase="Failed"),
+            pod("other-head", "other"),
+            pod("rayjob-sample-head-z", "rayjob-sample", namespace="elsewhere"),
+        ]
+    )
+    found = gather_facts(snap, "ml", "rayjob-sample")
+    assert found.cluster is None
+    assert found.cluster_pods == ("rayjob-sample-head-a", "rayjob-sample-worker-b")
+    assert found.cluster_holds
+    assert facts("sidecar-succeeded.yaml").cluster_pods == ("rayjob-sample-head-7xk2p",)
+    assert not facts("cleaned-up.yaml").cluster_holds
+    # The RayCluster itself, with no Pods in the snapshot to tell.
+    running = facts("running.yaml")
+    assert running.cluster_holds and not running.pods_observed
+    # Its pods listed, none placed: nothing is held.
+    unplaced = snapshot_from_objects(
+        [
+            *fixture_objects("running.yaml"),
+            pod("rayjob-sample-head-a", "rayjob-sample", node=None, phase="Pending"),
+        ]
+    )
+    assert not gather_facts(unplaced, "ml", "rayjob-sample").cluster_holds

@@ -55,8 +55,10 @@ class _FakeKubernetes:
                     if obj["kind"] != self.kind or meta.get("namespace") != namespace:
                         continue
                     if label_selector:
-                        key, value = label_selector.split("=")
-                        if (meta.get("labels") or {}).get(key) != value:
+                        # `key=value`, or `key` alone: the label exists (any value).
+                        key, _, value = label_selector.partition("=")
+                        found = (meta.get("labels") or {}).get(key)
+                        if found is None or (value and found != value):
                             continue
                     if field_selector and not all(
                         _field(obj, path) == value
@@ -105,7 +107,7 @@ def test_live_snapshot_reads_the_lifecycle_kinds() -> None:
     assert found.own_record is not None
     assert found.podgroup is None  # the CRD is "not installed"
     assert ("ConfigMap", "ml", "app.kubernetes.io/managed-by=raygang", "") in fake.calls
-    assert ("Pod", "ml", "ray.io/node-type=head", "") in fake.calls
+    assert ("Pod", "ml", "ray.io/cluster", "") in fake.calls
 
 
 def _event(reason: str, kind: str, message: str) -> dict[str, Any]:

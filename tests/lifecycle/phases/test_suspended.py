@@ -1,4 +1,5 @@
-"""The ``suspended`` phase: the cluster and the submitter go, the PodGroup is zeroed."""
+"""The ``suspended`` phase: the cluster and the submitter go, the PodGroup is zeroed once
+they are gone."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ from tests.lifecycle.conftest import (
     DONE,
     FULL,
     NAME,
-    assert_idempotent,
+    PG,
+    assert_converges,
     facts,
     pg_gang,
     plan_of,
@@ -19,19 +21,33 @@ from tests.lifecycle.conftest import (
 )
 
 
-def test_suspend_removes_cluster_and_submitter_and_zeroes_the_podgroup() -> None:
+def test_suspend_removes_cluster_and_submitter_then_zeroes_the_podgroup() -> None:
     plan = plan_of(rayjob(suspend=True))
     before = snapshot("running.yaml")
     decided = decide(plan, facts(before), DONE)
     assert decided.phase == "suspended"
     assert roles(decided) == ["record", "podgroup"]
-    assert pg_gang(decided) == (0, {})
+    # The `up` that deletes the cluster keeps the attempt's gang: its pods may still be bound.
+    assert pg_gang(decided) == (3, FULL)
+    assert not any(a.startswith("set PodGroup") for a in decided.actions)
+    assert decided.actions[-1] == (
+        f"later: zero PodGroup/{PG} on the first `pulumi up` after RayCluster/{NAME} and its "
+        "pods are gone"
+    )
+    assert decided.next_change_at == DONE
     assert set(decided.removed) == {f"RayCluster/{NAME}", f"Job/{NAME}"}
     assert f"delete RayCluster/{NAME} (spec.suspend: true)" in decided.changes
     assert f"delete Job/{NAME} (spec.suspend: true)" in decided.changes
-    assert_idempotent(plan, before, DONE)
+    # The next `up`, the cluster gone, zeroes it; then nothing changes.
+    _, zeroed, _ = assert_converges(plan, before, DONE, ups=2)
+    assert pg_gang(zeroed) == (0, {})
+    assert any(
+        a.startswith(f"set PodGroup/{PG} to minMember 0, minResources {{}}")
+        and a.endswith("spec.suspend: true releases the queue capacity")
+        for a in zeroed.changes
+    ), zeroed.changes
     from_fixture = decide(plan, facts(snapshot("suspended.yaml")), DONE)
-    assert from_fixture.resources == decided.resources
+    assert from_fixture.resources == zeroed.resources
     assert from_fixture.changes == ()
 
 

@@ -111,6 +111,26 @@ def _head_pod(snapshot: ClusterSnapshot, namespace: str, cluster: str) -> Mappin
     return None
 
 
+def _cluster_pods(snapshot: ClusterSnapshot, namespace: str, cluster: str) -> tuple[str, ...]:
+    """The cluster's pods that hold their nodes' resources: bound and not finished.
+
+    Terminating pods count (a pod holds its node until it is gone, as the scheduler's cache
+    keeps it); a pod never placed holds nothing, nor does one whose containers have all
+    ended (the kubelet has released it).
+    """
+    names = []
+    for pod in snapshot.of_kind("Pod"):
+        meta = as_mapping(pod.get("metadata"))
+        if (
+            (meta.get("namespace") or "") == namespace
+            and as_mapping(meta.get("labels")).get("ray.io/cluster") == cluster
+            and as_mapping(pod.get("spec")).get("nodeName")
+            and as_mapping(pod.get("status")).get("phase") not in ("Succeeded", "Failed")
+        ):
+            names.append(str(meta.get("name")))
+    return tuple(sorted(names))
+
+
 def _sidecar_facts(pod: Mapping[str, Any], notes: list[str]) -> SidecarFacts | None:
     meta = as_mapping(pod.get("metadata"))
     name = str(meta.get("name"))
@@ -342,5 +362,6 @@ def gather_facts(snapshot: ClusterSnapshot, namespace: str, name: str) -> JobFac
         podgroup=_podgroup_facts(podgroup) if podgroup is not None else None,
         record=_record_facts(record, notes) if record is not None else None,
         pods_observed=snapshot.has_kind("Pod"),
+        cluster_pods=_cluster_pods(snapshot, namespace, name),
         notes=tuple(notes),
     )

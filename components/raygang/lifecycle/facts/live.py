@@ -3,7 +3,8 @@
 The kinds are those :func:`raygang.lifecycle.facts.gather.gather_facts` reads: the
 objects KubeRay's RayJob controller watches for a job (``rayjob_controller.go`` v1.7.0,
 ``SetupWithManager``: the RayJob's RayCluster and submitter Job) plus the Volcano PodGroup,
-the job record, the head pods and the operator's refusals of a RayCluster spec (Events of
+the job record, the RayClusters' pods (the head's submitter sidecar; which pods still hold
+nodes) and the operator's refusals of a RayCluster spec (Events of
 reason ``InvalidRayClusterSpec``: an operator before v1.7 refuses suspended worker groups).
 They are listed with the optional ``kubernetes`` client's dynamic client, one list per kind
 and namespace.
@@ -33,14 +34,14 @@ __all__ = [
 PODGROUP_CRD = "podgroups.scheduling.volcano.sh"
 
 #: The kinds lifecycle facts need, as (apiVersion, kind, label selector, field selector).
-#: ConfigMaps and Pods are listed by label (records, head pods) and Events by reason, so a
-#: busy namespace stays a small read.
+#: ConfigMaps and Pods are listed by label (records, KubeRay's pods) and Events by reason, so
+#: a busy namespace stays a small read.
 LIVE_KINDS: tuple[tuple[str, str, str, str], ...] = (
     ("batch/v1", "Job", "", ""),
     ("ray.io/v1", "RayCluster", "", ""),
     ("scheduling.volcano.sh/v1beta1", "PodGroup", "", ""),
     ("v1", "ConfigMap", f"{MANAGED_BY_LABEL}=raygang", ""),
-    ("v1", "Pod", "ray.io/node-type=head", ""),
+    ("v1", "Pod", "ray.io/cluster", ""),
     ("v1", "Event", "", f"involvedObject.kind=RayCluster,reason={REFUSED_REASON}"),
 )
 

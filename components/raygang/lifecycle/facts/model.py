@@ -284,6 +284,10 @@ class JobFacts:
         record: the ConfigMap ``<job>``, when it exists (see :attr:`RecordFacts.managed`).
         pods_observed: the snapshot holds Pods at all (SidecarMode completion is only
             visible in the head pod's container status).
+        cluster_pods: the names of the pods of the job's RayCluster (label
+            ``ray.io/cluster``) that hold their nodes' resources: bound to a node and not
+            finished (phase neither ``Succeeded`` nor ``Failed``), terminating ones included,
+            since a pod holds its node until it is gone. A pod never placed holds nothing.
         notes: what could not be read, one line each.
     """
 
@@ -295,6 +299,7 @@ class JobFacts:
     podgroup: PodGroupFacts | None = None
     record: RecordFacts | None = None
     pods_observed: bool = False
+    cluster_pods: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
 
     @property
@@ -306,6 +311,16 @@ class JobFacts:
     def anything_exists(self) -> bool:
         """At least one of the job's objects exists."""
         return any((self.submitter, self.cluster, self.podgroup, self.own_record))
+
+    @property
+    def cluster_holds(self) -> bool:
+        """Pods of the RayCluster may still hold their nodes' resources.
+
+        True when a bound pod of it is in the facts (:attr:`cluster_pods`: a deletion still
+        running, or blocked by a finalizer, leaves them bound), or when the RayCluster
+        exists (deleting or not) and the snapshot holds no Pods to tell.
+        """
+        return bool(self.cluster_pods) or (self.cluster is not None and not self.pods_observed)
 
     @property
     def attempt(self) -> int:

@@ -6,7 +6,9 @@ legacy policy or ``shutdownAfterJobFinishes`` remove objects once due
 (:mod:`raygang.lifecycle.cleanup`), and the Volcano adapter's ``CleanupOnCompletion``
 (``batchscheduler/volcano/volcano_scheduler.go``) recomputes the PodGroup from the live
 RayCluster without the submitter, or zeroes it once the cluster is gone, so a finished job
-never holds queue capacity it does not use (kuberay#4473; ``CleanupOnCompletion`` is in
+never holds queue capacity it does not use (kuberay#4473; KubeRay zeroes it on the
+cluster's ``deletionTimestamp``, raygang only once the facts show the cluster and its pods
+gone, :mod:`raygang.lifecycle.release`; ``CleanupOnCompletion`` is in
 KubeRay from v1.6, v1.5.0 leaves the PodGroup as created). A finished job keeps its job
 record and its submitter Job (for the logs); ``DeleteSelf`` keeps the record as a
 tombstone, so a finished job whose objects are gone is never started again.
@@ -17,7 +19,7 @@ from __future__ import annotations
 from raygang.kube.errors import SpecError
 from raygang.kuberay.gang import Gang, compute_gang
 from raygang.kuberay.jobplan import JobPlan, PlannedResource
-from raygang.lifecycle.cleanup import due_cleanup, later_text
+from raygang.lifecycle.cleanup import due_cleanup, later_after, later_text
 from raygang.lifecycle.declared import (
     finished_cluster,
     finished_job,
@@ -29,6 +31,7 @@ from raygang.lifecycle.declared import (
 from raygang.lifecycle.facts.clock import format_time
 from raygang.lifecycle.facts.model import JobFacts
 from raygang.lifecycle.model import LATER, Declaration, Run
+from raygang.lifecycle.release import Held, held_until_gone
 from raygang.rayjob.spec import RayClusterSpec
 
 __all__ = ["SCALED_TO_ZERO", "declare_finished"]
@@ -58,6 +61,7 @@ def declare_finished(run: Run) -> Declaration:
     else:
         reasons.append(f"cleanup: {cleanup.why}")
     cluster_alive = facts.cluster is not None and not facts.cluster.deleting
+    held: Held | None = None
     if policy == "DeleteSelf":
         # KubeRay deletes the RayJob and garbage collection takes everything. raygang
         # keeps the job record as a tombstone: without it the next run would see no
@@ -105,6 +109,12 @@ def declare_finished(run: Run) -> Declaration:
                 )
         elif facts.cluster is not None:
             why["raycluster"] = cleanup.why
+        # A cluster deleted now, or already being deleted, may still have pods holding their
+        # nodes' resources: its PodGroup keeps the cluster's gang until the facts show nothing
+        # of it left (KubeRay's branches 5 and 6 zero it on the deletionTimestamp already).
+        held = held_until_gone(plan, facts) if cluster_spec is None else None
+        if held is not None and "raycluster" in resources:
+            cluster_spec = _cluster_spec_for(plan, facts, resources["raycluster"])
         if cluster_spec is not None:
             # CleanupOnCompletion branch 7: recompute from the live cluster, no submitter.
             try:
@@ -117,8 +127,11 @@ def declare_finished(run: Run) -> Declaration:
                 podgroup, gang.min_member, gang.min_resources_strings()
             )
             why["podgroup"] = "the submitter finished; the gang is recomputed from the RayCluster"
+            if held is not None:
+                why["podgroup"] += f"; {held.why}"
+                later.append(held.later)
         else:
-            # Branches 5 and 6: no cluster (or one being deleted) holds nothing.
+            # Nothing of the cluster is left: nothing is held, nothing to reserve.
             declared["podgroup"] = podgroup_with(podgroup, 0, {})
             why["podgroup"] = "the RayCluster is gone; nothing is left to reserve"
     for policy_later, due, text in cleanup.pending:
@@ -126,6 +139,7 @@ def declare_finished(run: Run) -> Declaration:
         if what:
             later.append(
                 f"{LATER}{what} ({text}) on the first `pulumi up` after {format_time(due)}"
+                + later_after(policy_later, plan)
             )
     return Declaration(
         declared=declared,
@@ -134,7 +148,11 @@ def declare_finished(run: Run) -> Declaration:
         ignore_changes=ignore,
         later=tuple(later),
         cleanup=cleanup.policy,
-        next_change_at=min((due for _, due, _ in cleanup.pending), default=None),
+        # A held PodGroup is zeroed by any `up` once the cluster is gone: from now on.
+        next_change_at=min(
+            [due for _, due, _ in cleanup.pending] + ([run.now] if held is not None else []),
+            default=None,
+        ),
     )
 
 
