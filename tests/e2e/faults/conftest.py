@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from raygang_localcluster import LocalCluster
+from raygang_localcluster import LocalCluster, LocalPulumi
 
-from tests.e2e.conftest import E2E_NODES
+from tests.e2e.conftest import E2E_NODES, make_pulumi
 
 
 @pytest.fixture(scope="package")
@@ -30,6 +30,18 @@ def cluster(
         yield own
     finally:
         own.stop()
+
+
+@pytest.fixture(scope="module")
+def project(
+    tools: tuple[Path, Path],
+    cluster: LocalCluster,
+    tmp_path_factory: pytest.TempPathFactory,
+    request: pytest.FixtureRequest,
+) -> LocalPulumi:
+    """Each module's own copy of the Pulumi project (its cases' stacks live in it)."""
+    folder = tmp_path_factory.mktemp(request.module.__name__.rpartition(".")[2])
+    return make_pulumi(tools, cluster, folder, ())
 
 
 @dataclass

@@ -13,6 +13,7 @@ import json
 import os
 import signal
 import subprocess
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -245,6 +246,28 @@ def _session(sid: int) -> list[int]:
             if int(fields[3]) == sid:
                 found.append(int(stat.parent.name))
     return found
+
+
+def open_case(
+    project: LocalPulumi,
+    cluster: LocalCluster,
+    name: str,
+    jobs: list[dict[str, Any]],
+    *,
+    nodes: Sequence[NodeShape] = (),
+    up: bool = False,
+) -> Case:
+    """Every case's prelude: the nodes it holds its pods on, its stack ``name`` in the
+    module's project (its jobs, a queue of the same name, live facts), ``pulumi stack init``
+    and, with ``up``, a first ``pulumi up`` that must succeed."""
+    if nodes:
+        cluster.add_nodes(list(nodes))
+    case = Case(project, cluster, name)
+    case.write(jobs, [queue(name)])
+    case.init()
+    if up:
+        assert case.up().returncode == 0, case.outputs[-1]
+    return case
 
 
 def pending_operations(pulumi: LocalPulumi, stack: str) -> list[dict[str, Any]]:

@@ -15,24 +15,21 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from raygang_localcluster import LocalCluster, LocalPulumi
 
-from tests.e2e.conftest import make_pulumi
 from tests.e2e.faults.conftest import record
 from tests.e2e.faults.harness import (
     NS,
     PG_KIND,
     QUEUE_KIND,
     RC_KIND,
-    Case,
     case_node,
     job,
     lost,
+    open_case,
     pending_operations,
-    queue,
     until,
 )
 
@@ -47,13 +44,6 @@ OUTAGE_S = 20.0
 FINISHED_GANG = (2, {"cpu": "2", "memory": "2Gi"})
 
 
-@pytest.fixture(scope="module")
-def project(
-    tools: tuple[Path, Path], cluster: LocalCluster, tmp_path_factory: pytest.TempPathFactory
-) -> LocalPulumi:
-    return make_pulumi(tools, cluster, tmp_path_factory.mktemp("faults"), ())
-
-
 @pytest.fixture(autouse=True)
 def restore(cluster: LocalCluster) -> Iterator[None]:
     """Whatever a case stopped runs again after it, pass or fail."""
@@ -61,13 +51,6 @@ def restore(cluster: LocalCluster) -> Iterator[None]:
     for name in COMPONENTS:
         if not cluster.running(name):
             cluster.start_component(name)
-
-
-def _case(project: LocalPulumi, cluster: LocalCluster, name: str, jobs: list, queues: list) -> Case:
-    case = Case(project, cluster, name)
-    case.write(jobs, queues)
-    case.init()
-    return case
 
 
 def _api_down(cluster: LocalCluster) -> bool:
@@ -78,7 +61,7 @@ def test_a_api_server_down_while_up_waits_for_the_raycluster(
     project: LocalPulumi, cluster: LocalCluster
 ) -> None:
     name = "fault-a"
-    case = _case(project, cluster, "fault-a", [job(name, "fault-a", "a")], [queue("fault-a")])
+    case = open_case(project, cluster, name, [job(name, name, "a")])
     run = case.start_up()
     until(lambda: case.get(RC_KIND, name), 600, "the RayCluster created")
     early = case.snapshot(name)
@@ -116,8 +99,7 @@ def test_a_api_server_down_while_up_waits_for_the_raycluster(
 
 def test_b_kuberay_operator_down_during_up(project: LocalPulumi, cluster: LocalCluster) -> None:
     name = "fault-b"
-    cluster.add_nodes([case_node("b")])
-    case = _case(project, cluster, "fault-b", [job(name, "fault-b", "b")], [queue("fault-b")])
+    case = open_case(project, cluster, name, [job(name, name, "b")], nodes=[case_node("b")])
     cluster.stop_component("ray-operator")
     assert not cluster.running("ray-operator")
     run = case.start_up()
@@ -163,8 +145,7 @@ def test_c_scheduler_killed_with_the_gang_half_bound(
     project: LocalPulumi, cluster: LocalCluster
 ) -> None:
     name = "fault-c"
-    cluster.add_nodes([case_node("c")])
-    case = _case(project, cluster, "fault-c", [job(name, "fault-c", "c")], [queue("fault-c")])
+    case = open_case(project, cluster, name, [job(name, name, "c")], nodes=[case_node("c")])
     cluster.kill_component("vc-scheduler")
     assert not cluster.running("vc-scheduler")
     run = case.start_up()
@@ -202,8 +183,7 @@ def test_c_controllers_down_while_the_queue_should_open(
     project: LocalPulumi, cluster: LocalCluster
 ) -> None:
     name = "fault-c2"
-    cluster.add_nodes([case_node("c2")])
-    case = _case(project, cluster, "fault-c2", [job(name, "fault-c2", "c2")], [queue("fault-c2")])
+    case = open_case(project, cluster, name, [job(name, name, "c2")], nodes=[case_node("c2")])
     cluster.stop_component("vc-controller-manager")
     assert not cluster.running("vc-controller-manager")
     run = case.start_up()
@@ -240,7 +220,7 @@ def test_d_up_interrupted_between_the_podgroup_and_the_raycluster(
 ) -> None:
     name = "fault-d"
     rc_step = f"RayCluster {NS}/{name}-raycluster"
-    case = _case(project, cluster, "fault-d", [job(name, "fault-d", "d")], [queue("fault-d")])
+    case = open_case(project, cluster, name, [job(name, name, "d")])
 
     # SIGKILL (the terminal closed, the machine out of memory) while `up` waits for the
     # RayCluster it just created, the PodGroup made.

@@ -15,13 +15,11 @@ import json
 import subprocess
 import sys
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 from raygang_localcluster import LocalCluster, LocalPulumi
 
-from tests.e2e.conftest import make_pulumi
 from tests.e2e.faults.conftest import record
 from tests.e2e.faults.harness import (
     PG_KIND,
@@ -30,7 +28,7 @@ from tests.e2e.faults.harness import (
     case_node,
     job,
     lost,
-    queue,
+    open_case,
     until,
 )
 
@@ -40,12 +38,9 @@ NAME = "fault-e"
 SNAPSHOT_KINDS = "nodes,pods,queues,podgroups,rayclusters,jobs,configmaps"
 
 
-@pytest.fixture(scope="module")
-def project(
-    tools: tuple[Path, Path], cluster: LocalCluster, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[LocalPulumi]:
-    pulumi = make_pulumi(tools, cluster, tmp_path_factory.mktemp("faults-node"), ())
-    yield pulumi
+@pytest.fixture(scope="module", autouse=True)
+def node_back(cluster: LocalCluster) -> Iterator[None]:
+    yield
     # The worker's node comes back even when the case fails, for the cases after it.
     if cluster.kubectl("get", "node", "fault-e-w", check=False).returncode != 0:
         cluster.add_nodes([case_node("e-w")])
@@ -72,12 +67,10 @@ def _worker(case: Case) -> dict[str, Any] | None:
 def test_e_the_node_of_a_running_worker_is_deleted(
     project: LocalPulumi, cluster: LocalCluster
 ) -> None:
-    cluster.add_nodes([case_node("e"), case_node("e-w")])
-    case = Case(project, cluster, "fault-e")
-    case.write([job(NAME, "fault-e", "e", "e-w", submissionMode="SidecarMode")],
-               [queue("fault-e")])  # fmt: skip
-    case.init()
-    assert case.up().returncode == 0, case.outputs[-1]
+    case = open_case(
+        project, cluster, NAME, [job(NAME, NAME, "e", "e-w", submissionMode="SidecarMode")],
+        nodes=[case_node("e"), case_node("e-w")], up=True,
+    )  # fmt: skip
     assert case.ready(NAME)
     case.converge()
     early = case.snapshot(NAME)
