@@ -274,12 +274,15 @@ def test_d_up_interrupted_between_the_podgroup_and_the_raycluster(
     assert case.up().returncode == 0, case.outputs[-1]
     after = case.snapshot(name)
     assert after["podgroup numbers"] == FINISHED_GANG and after["submitter pods"] == 1
-    # The killed run's pending create outlives every later `up` (each warns about it).
+    # The killed run's pending create outlives every later `up` (each warns about it), by
+    # Pulumi's design: its snapshot manager copies every pending CREATE of the previous state
+    # into the next ("these must require user intervention to be cleared or resolved"), and
+    # only `pulumi refresh --clear-pending-creates` (README, step 4) drops it.
     left = [p.get("type") for p in pending_operations(project, case.stack)]
-    if left:
-        fixes.append("pulumi refresh --clear-pending-creates --yes")
-        project.run("refresh", "--clear-pending-creates", "--yes", "--skip-preview",
-                    "--stack", case.stack)  # fmt: skip
+    fixes.append("pulumi refresh --clear-pending-creates --yes")
+    project.run("refresh", "--clear-pending-creates", "--yes", "--skip-preview",
+                "--stack", case.stack)  # fmt: skip
+    cleared = [p.get("type") for p in pending_operations(project, case.stack)]
     recreated = any(f.startswith("kubectl delete") for f in fixes)
     if recreated:  # the fix replaced the RayCluster on purpose; the rest must be the same
         early = {**early, "raycluster uid": after["raycluster uid"]}
@@ -291,14 +294,19 @@ def test_d_up_interrupted_between_the_podgroup_and_the_raycluster(
         f"{len(refusals)} time(s) ({'; '.join(refusals) or 'none'}), fixed by "
         f"{' then '.join(f'`{f}`' for f in fixes) or 'nothing'}; SIGINT: exit {sigint_code}, "
         f"the RayCluster's step {'failed' if sigint_failed else 'not reported failed'}, "
-        f"pending operations {sigint_pending}; after convergence still pending: {left}",
+        f"pending operations {sigint_pending}; after convergence still pending: {left} "
+        f"(Pulumi keeps a pending create until the user clears it), after "
+        f"`pulumi refresh --clear-pending-creates`: {cleared}",
         ups,
         gone,
     )
     assert kill_pending, "the SIGKILL left no pending operation: it came too late"
     # Ctrl-C leaves no pending operation of its own (the one left is the killed run's).
     assert sigint_code != 0 and sigint_failed and sigint_pending == kill_pending, run.text()
-    case.clean()
+    # Every `up` since carried the killed run's pending create; README's step 4 dropped it.
+    assert left == [t for t in kill_pending if t == "creating"], (left, kill_pending)
+    assert cleared == [], cleared
+    case.clean()  # refresh and preview clean, no pending operation
     assert gone == "nothing", gone
 
 
