@@ -191,19 +191,10 @@ def _spec(entrypoint: str, **extra: Any) -> dict[str, Any]:
     return spec
 
 
-def _run_pod(
-    head: RayHead,
-    job_name: str,
-    spec: dict[str, Any],
-    *,
-    fail_on_job_failure: bool = False,
-    expect_exit: int = 0,
-) -> tuple[str, str]:
-    """Render the submitter Job and run its container's command as the pod would.
-
-    Returns:
-        The submission ID and the container's combined output.
-    """
+def _pod_command(
+    head: RayHead, job_name: str, spec: dict[str, Any], *, fail_on_job_failure: bool = False
+) -> tuple[str, list[str], dict[str, str]]:
+    """Render the submitter Job: its submission ID, its container's command line and env."""
     sid = submission_id(job_name, spec)
     job = submitter_job(
         job_name=job_name,
@@ -217,8 +208,25 @@ def _run_pod(
     container = job["spec"]["template"]["spec"]["containers"][0]
     env = dict(head.env)
     env.update({e["name"]: e["value"] for e in container["env"]})
+    return sid, container["command"] + container["args"], env
+
+
+def _run_pod(
+    head: RayHead,
+    job_name: str,
+    spec: dict[str, Any],
+    *,
+    fail_on_job_failure: bool = False,
+    expect_exit: int = 0,
+) -> tuple[str, str]:
+    """Render the submitter Job and run its container's command as the pod would.
+
+    Returns:
+        The submission ID and the container's combined output.
+    """
+    sid, argv, env = _pod_command(head, job_name, spec, fail_on_job_failure=fail_on_job_failure)
     result = subprocess.run(
-        container["command"] + container["args"],
+        argv,
         env=env,
         cwd=head.workdir,
         stdout=subprocess.PIPE,
@@ -248,16 +256,57 @@ def test_job_runs_to_success_and_logs_are_followed(ray_head: RayHead) -> None:
     assert KUBERAY_OUTPUT in output.splitlines()
 
 
-def test_rerun_follows_the_existing_job_instead_of_submitting_again(ray_head: RayHead) -> None:
-    spec = _spec("python -c \"print('run-once')\"")
-    sid, first = _run_pod(ray_head, "rerun", spec)
-    assert "run-once" in first.splitlines()
-    # A retried submitter pod runs the identical command.
-    sid_again, second = _run_pod(ray_head, "rerun", spec)
-    assert sid_again == sid
-    assert len(_jobs_with_id(ray_head, sid)) == 1
-    assert "run-once" in second.splitlines()
-    assert "submitted successfully" not in second
+def _evicted_after_submit(head: RayHead, job_name: str, spec: dict[str, Any]) -> tuple[str, str]:
+    """Run the pod's command until its ``ray job submit`` has succeeded, then stop it as the
+    kubelet stops an evicted pod: SIGTERM to every process, SIGKILL after a grace period.
+
+    Returns:
+        The submission ID and what the command printed before it was stopped.
+    """
+    sid, argv, env = _pod_command(head, job_name, spec)
+    run = subprocess.Popen(
+        argv,
+        env=env,
+        cwd=head.workdir,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + TIMEOUT
+        while not _jobs_with_id(head, sid):
+            assert run.poll() is None and time.monotonic() < deadline, "no job was submitted"
+            time.sleep(0.5)
+        # Evicted: the submit went through, `ray job logs --follow` is following the job.
+        _stop_group(run.pid)  # SIGTERM to the pod's processes, SIGKILL after a grace period
+        output, _ = run.communicate(timeout=TIMEOUT)
+    finally:
+        if run.poll() is None:
+            _stop_group(run.pid)
+            run.wait(timeout=TIMEOUT)
+    return sid, output
+
+
+def test_an_evicted_pods_retry_follows_the_job_it_submitted(ray_head: RayHead) -> None:
+    # The fault suite's case f (its control-plane half: tests/e2e/faults/
+    # test_submitter_evicted.py): the submitter pod evicted after `ray job submit` succeeded.
+    # The Job controller's retry pod runs the identical command with the identical env: the
+    # guard's `ray job status` finds the job, so it never submits twice.
+    spec = _spec("python -c \"import time; time.sleep(10); print('run-once')\"")
+    sid, evicted = _evicted_after_submit(ray_head, "evicted", spec)
+    assert "submitted successfully" in evicted, evicted  # the evicted pod did submit
+    assert _status(ray_head, sid).split(":")[0] in ("PENDING", "RUNNING")  # and it runs on
+    retry_sid, retry = _run_pod(ray_head, "evicted", spec)
+    assert retry_sid == sid
+    assert len(_jobs_with_id(ray_head, sid)) == 1  # `ray job list`: one job of that ID
+    assert "submitted successfully" not in retry, retry
+    assert "run-once" in retry.splitlines()  # the retry followed the job to its end
+    assert _status(ray_head, sid) == "SUCCEEDED"
+    # A later retry (the job long finished) follows its logs again and submits nothing.
+    again_sid, again = _run_pod(ray_head, "evicted", spec)
+    assert again_sid == sid and len(_jobs_with_id(ray_head, sid)) == 1
+    assert "submitted successfully" not in again and "run-once" in again.splitlines()
 
 
 def test_changed_spec_gets_a_new_submission_id_and_a_second_job(ray_head: RayHead) -> None:
