@@ -31,6 +31,7 @@ CASES = {
     "sidecar": ["plan", str(GOOD / "sidecar.yaml")],
     "interactive": ["plan", str(GOOD / "interactive.yaml")],
     "autoscaling-init": ["plan", str(GOOD / "autoscaling-init.yaml")],
+    "raycluster": ["plan", str(GOOD / "raycluster.yaml")],
 }
 
 

@@ -269,9 +269,35 @@ def _check_owned_metadata(job: PlannedJob, cluster: Mapping[str, Any]) -> None:
 # --- the tests ------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("path", GOOD, ids=lambda p: p.stem)
+# The fixtures of RayJobs; RayClusters of their own have tests of their own below.
+JOB_FIXTURES = [p for p in GOOD if "kind: RayCluster\n" not in p.read_text()]
+CLUSTER_FIXTURES = [p for p in GOOD if p not in JOB_FIXTURES]
+
+
+@pytest.mark.parametrize("path", JOB_FIXTURES, ids=lambda p: p.stem)
 def test_our_fixtures_lose_nothing(path: Path) -> None:
     check_nothing_lost(path)
+
+
+@pytest.mark.parametrize("path", CLUSTER_FIXTURES, ids=lambda p: p.stem)
+def test_a_raycluster_of_its_own_loses_nothing(path: Path) -> None:
+    plan = build_plan([path], None, None, ROOT)
+    assert plan.clusters and not plan.jobs
+    written = {d["metadata"]["name"]: d for d in yaml.safe_load_all(path.read_text()) if d}
+    for cluster in plan.clusters:
+        raw = cluster.plan.item.raw
+        assert raw == written[cluster.plan.name], "planning changed the input"
+        found = cluster.resource("raycluster")
+        assert found is not None
+        rendered = dict(found.manifest)
+        assert strip_scheduling(rendered["spec"]) == strip_scheduling(raw["spec"])
+        spec = rendered["spec"]
+        tasks = ["headgroup"] + [g["groupName"] for g in spec.get("workerGroupSpecs") or []]
+        for template, task in zip(_templates(spec), tasks, strict=True):
+            annotations = template["metadata"]["annotations"]
+            assert annotations[GROUP_NAME_ANNOTATION] == f"ray-{cluster.plan.name}-pg"
+            assert annotations[TASK_SPEC_ANNOTATION] == task
+            assert template["spec"]["schedulerName"] == "volcano"
 
 
 @pytest.mark.parametrize("path", _samples())
@@ -337,10 +363,12 @@ def test_plans_share_nothing_with_the_callers_objects(path: Path) -> None:
         for i, doc in enumerate(kubeyaml.load_documents(path.read_bytes(), source=str(path)))
     ]
     plan = plan_everything(load_documents(theirs), StackSettings(), base=ROOT)
-    assert plan.jobs
+    assert plan.jobs or plan.clusters
     ids = {id(c) for _, doc in theirs for c in _containers(doc)}
     mine = [job.plan.item.raw for job in plan.jobs]
     mine += [r.manifest for job in plan.jobs for r in job.resources]
+    mine += [c.plan.item.raw for c in plan.clusters]
+    mine += [r.manifest for c in plan.clusters for r in c.resources]
     assert not [c for m in mine for c in _containers(m) if id(c) in ids]
     before = copy.deepcopy(mine)
     for _, doc in theirs:

@@ -20,16 +20,20 @@ from pathlib import Path
 from raygang.kube.errors import Problem, SpecError
 from raygang.kube.kubeyaml import Limits
 from raygang.kube.snapshot import ClusterSnapshot, load_snapshot
+from raygang.kuberay.clusterplan import ClusterPlan
 from raygang.kuberay.jobplan import JobPlan
 from raygang.lifecycle.decide import decide
 from raygang.lifecycle.facts.clock import parse_now
 from raygang.lifecycle.facts.gather import gather_facts
 from raygang.lifecycle.facts.live import live_podgroup_fields, live_snapshot
+from raygang.lifecycle.raycluster import cluster_actions, declared_cluster_resources
 from raygang.loader import Documents
 from raygang.plan import (
     PRIVILEGE_SETTING,
+    PlannedCluster,
     PlannedJob,
     StackPlan,
+    plan_clusters,
     plan_stack,
     privileged_companions,
     unsupported_sub_gangs,
@@ -42,6 +46,7 @@ from raygang.volcano.queue import QueueDecl
 __all__ = [
     "Gate",
     "ProgramPlan",
+    "finish_cluster",
     "finish_job",
     "plan_everything",
     "plan_program",
@@ -139,6 +144,44 @@ def finish_job(
     return PlannedJob(plan, lifecycle, result)
 
 
+def finish_cluster(
+    plan: ClusterPlan,
+    *,
+    queues: Mapping[str, QueueDecl],
+    snapshot: ClusterSnapshot | None,
+    others: Sequence[JobPlan] = (),
+    node_shapes: Sequence[NodeShape] = (),
+    stack: StackView | None = None,
+) -> PlannedCluster:
+    """One RayCluster's record: its plan, what this run declares and the preflight's.
+
+    The preflight judges the cluster's gang as a job's (:attr:`ClusterPlan.gang_job`),
+    unless the cluster is suspended: its pods are gone and its PodGroup zeroed.
+    """
+    if plan.item.suspended:
+        result = PreflightResult(
+            verdict="unknown",
+            reasons=(),
+            checks=(
+                Check(
+                    "lifecycle",
+                    "skip",
+                    "RayCluster is suspended: nothing is waiting to be admitted",
+                ),
+            ),
+        )
+    else:
+        result = preflight_job(
+            plan.gang_job,
+            queues=queues,
+            snapshot=snapshot,
+            others=others,
+            node_shapes=node_shapes,
+            stack=stack,
+        )
+    return PlannedCluster(plan, declared_cluster_resources(plan), cluster_actions(plan), result)
+
+
 @dataclass(frozen=True)
 class Gate:
     """What the preflight means for a run: ``raygang plan`` and ``pulumi preview`` alike.
@@ -164,14 +207,21 @@ def preflight_gate(plan: StackPlan, mode: str) -> Gate:
         f"{p.source}: {p.path}: {p.message} ({PRIVILEGE_SETTING}: true refuses it)"
         for p in privileged_companions(plan.companions)
     ]
+    # Not the preflight's either: the numbers a RayCluster's PodGroup carries are KubeRay's
+    # (raygang.kuberay.clusterplan), whatever the accounting asked for.
+    warnings += [
+        f"RayCluster {c.plan.namespace}/{c.plan.name}: {c.plan.differences[0]}"
+        for c in plan.clusters
+        if c.plan.differences
+    ]
     if mode == "off":
         return Gate((), tuple(warnings))
-    for job in plan.jobs:
-        result = job.preflight
+    judged = [(f"{j.plan.namespace}/{j.plan.name}", j.preflight) for j in plan.jobs]
+    judged += [(f"RayCluster {c.plan.namespace}/{c.plan.name}", c.preflight) for c in plan.clusters]
+    for name, result in judged:
         if result.verdict != "stuck":
             continue
         reasons = "\n  ".join(result.reasons)
-        name = f"{job.plan.namespace}/{job.plan.name}"
         if result.never_admitted and mode == "error":
             errors.append(f"{name} can never be admitted as declared:\n  {reasons}")
         else:
@@ -218,16 +268,27 @@ def _plan_everything(
     snapshot: ClusterSnapshot | None,
     now: datetime | None,
 ) -> StackPlan:
-    plans = plan_stack(docs.jobs, docs.queues, settings, docs.companions, docs.packages)
+    problems: list[Problem] = []
+    try:
+        plans = plan_stack(docs.jobs, docs.queues, settings, docs.companions, docs.packages)
+    except SpecError as exc:
+        problems.extend(exc.problems)
+    try:
+        clusters = plan_clusters(docs.clusters, docs.queues, settings, docs.companions)
+    except SpecError as exc:
+        problems.extend(exc.problems)
+    if problems:
+        raise SpecError(problems)
+    # A RayCluster's gang competes with the jobs' in its queue, as a job's does.
+    gangs = (*plans, *(c.gang_job for c in clusters))
     if snapshot is None:
         snapshot = resolve_snapshot(settings.cluster_snapshot, base, settings.snapshot_max_mib)
     clock = now or resolve_now(settings.now)
     shapes = parse_node_shapes(settings.node_shapes) if settings.node_shapes else ()
     declared = {q.name: q for q in docs.queues}
     # Read once per pass: the snapshot with the stack's queues, the stack's jobs by queue.
-    view = stack_view(snapshot, declared, plans)
+    view = stack_view(snapshot, declared, gangs)
     jobs: list[PlannedJob] = []
-    problems: list[Problem] = []
     for plan in plans:
         try:
             jobs.append(
@@ -237,7 +298,7 @@ def _plan_everything(
                     snapshot=snapshot,
                     now=clock,
                     # The whole stack: preflight leaves the job itself out.
-                    others=plans,
+                    others=gangs,
                     node_shapes=shapes,
                     stack=view,
                 )
@@ -246,7 +307,18 @@ def _plan_everything(
             problems.extend(exc.problems)
     if problems:
         raise SpecError(problems)
-    return StackPlan(tuple(jobs), docs.queues, docs.ignored, docs.companions)
+    finished = tuple(
+        finish_cluster(
+            cluster,
+            queues=declared,
+            snapshot=snapshot,
+            others=gangs,
+            node_shapes=shapes,
+            stack=view,
+        )
+        for cluster in clusters
+    )
+    return StackPlan(tuple(jobs), docs.queues, docs.ignored, docs.companions, finished)
 
 
 @dataclass(frozen=True)

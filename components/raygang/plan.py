@@ -27,12 +27,14 @@ from raygang.kube.privilege import privilege_risks
 from raygang.kube.secretkind import is_core_secret
 from raygang.kuberay import codepackage, manifests, submitter
 from raygang.kuberay.argsize import MAX_ARG_STRLEN, oversized_arguments
+from raygang.kuberay.clusterplan import ClusterPlan, plan_cluster
 from raygang.kuberay.gang import Accounting, compute_gang
 from raygang.kuberay.jobplan import JobPlan, PlannedResource
 from raygang.kuberay.settings import SUB_GANGS_ANNOTATION, JobSettings, job_settings
 from raygang.kuberay.subgangs import job_sub_gangs
 from raygang.lifecycle.model import Lifecycle
 from raygang.preflight.result import PreflightResult
+from raygang.rayjob.raycluster import RayClusterInput
 from raygang.rayjob.spec import RayJobInput
 from raygang.rayjob.validate import MAX_JOB_NAME
 from raygang.settings import StackSettings
@@ -43,10 +45,12 @@ __all__ = [
     "PRIVILEGE_SETTING",
     "Companion",
     "JobPlan",
+    "PlannedCluster",
     "PlannedJob",
     "PlannedResource",
     "StackPlan",
     "generate_name_prefix",
+    "plan_clusters",
     "plan_job",
     "plan_stack",
     "privileged_companions",
@@ -219,6 +223,42 @@ class PlannedJob:
 
 
 @dataclass(frozen=True, slots=True)
+class PlannedCluster:
+    """One RayCluster of its own of a planning pass: its plan, what this run declares for
+    it (:mod:`raygang.lifecycle.raycluster`) and the preflight's judgement of its gang.
+
+    Attributes:
+        plan: the objects a new cluster needs (:func:`~raygang.kuberay.clusterplan.plan_cluster`).
+        resources: the objects this run declares, in creation order (the PodGroup zeroed
+            when the cluster is suspended).
+        actions: what this run does to the gang, in words.
+        preflight: whether Volcano will admit and place the gang (``unknown`` with a
+            ``lifecycle`` check when the cluster is suspended).
+    """
+
+    plan: ClusterPlan
+    resources: tuple[PlannedResource, ...]
+    actions: tuple[str, ...]
+    preflight: PreflightResult
+
+    def resource(self, role: str) -> PlannedResource | None:
+        """The declared object with that role, if this run declares one."""
+        return next((r for r in self.resources if r.role == role), None)
+
+    @property
+    def declared_min_member(self) -> int:
+        """The PodGroup's ``minMember`` as declared now (0 while the cluster is suspended)."""
+        podgroup = self.resource("podgroup")
+        return int(podgroup.manifest["spec"].get("minMember", 0)) if podgroup else 0
+
+    @property
+    def declared_min_resources(self) -> dict[str, str]:
+        """The PodGroup's ``minResources`` as declared now, canonical strings."""
+        podgroup = self.resource("podgroup")
+        return dict(podgroup.manifest["spec"].get("minResources") or {}) if podgroup else {}
+
+
+@dataclass(frozen=True, slots=True)
 class StackPlan:
     """The plan of a whole stack: what a planning pass (:mod:`raygang.pipeline`) returns.
 
@@ -227,12 +267,14 @@ class StackPlan:
         queues: the queues the stack creates.
         ignored: notes on what was read but not planned.
         companions: the other objects of the jobs' files, created before the RayClusters.
+        clusters: one record per RayCluster of its own, in input order.
     """
 
     jobs: tuple[PlannedJob, ...]
     queues: tuple[QueueDecl, ...]
     ignored: tuple[str, ...] = field(default=())
     companions: tuple[Companion, ...] = field(default=())
+    clusters: tuple[PlannedCluster, ...] = field(default=())
 
     def companions_of(self, job: PlannedJob) -> tuple[Companion, ...]:
         """The companions ``job`` depends on, in creation order."""
@@ -558,6 +600,35 @@ def unsupported_sub_gangs(
     ]
 
 
+def plan_clusters(
+    clusters: Sequence[RayClusterInput],
+    queues: Sequence[QueueDecl],
+    settings: StackSettings,
+    companions: Sequence[Companion] = (),
+) -> tuple[ClusterPlan, ...]:
+    """Plan every RayCluster of its own, in input order; problems reported together.
+
+    Raises:
+        SpecError: every problem in every cluster, and companions that would be one of the
+            objects raygang creates for a cluster.
+    """
+    declared = {q.name: q.manifest() for q in queues}
+    defaults = settings.defaults()
+    plans: list[ClusterPlan] = []
+    problems: list[Problem] = []
+    for item in clusters:
+        try:
+            plans.append(plan_cluster(item, defaults, declared))
+        except SpecError as exc:
+            problems.extend(exc.problems)
+    problems += _clashes(
+        [(f"RayCluster {p.namespace}/{p.name}", p.resources) for p in plans], companions
+    )
+    if problems:
+        raise SpecError(problems)
+    return tuple(plans)
+
+
 PRIVILEGE_SETTING = "raygang:refusePrivilegedCompanions"
 
 
@@ -582,12 +653,20 @@ def privileged_companions(companions: Sequence[Companion]) -> list[Problem]:
 
 def _companion_clashes(plans: Sequence[JobPlan], companions: Sequence[Companion]) -> list[Problem]:
     """Companions that are also an object raygang creates: two resources, one object."""
+    return _clashes([(f"RayJob {j.namespace}/{j.name}", j.resources) for j in plans], companions)
+
+
+def _clashes(
+    owners: Sequence[tuple[str, Sequence[PlannedResource]]], companions: Sequence[Companion]
+) -> list[Problem]:
+    """Companions that are one of the owners' objects (``owners``: what names each owner
+    in messages, and its objects)."""
     ours: dict[tuple[str, str, str, str], str] = {}
-    for job in plans:
-        for resource in job.resources:
+    for owner, resources in owners:
+        for resource in resources:
             group = resource.api_version.rpartition("/")[0]
             key = (group, resource.kind, resource.namespace or "", resource.name)
-            ours.setdefault(key, f"{resource.role} of RayJob {job.namespace}/{job.name}")
+            ours.setdefault(key, f"{resource.role} of {owner}")
     problems = []
     for companion in companions:
         what = ours.get(companion.key)

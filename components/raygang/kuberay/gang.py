@@ -36,6 +36,7 @@ __all__ = [
     "Gang",
     "GangOverflow",
     "GangShare",
+    "compute_cluster_gang",
     "compute_gang",
     "desired_worker_replicas",
     "kuberay_gang_for_cluster",
@@ -292,7 +293,13 @@ def _kuberay(job: RayJob, cluster: RayClusterSpec) -> Gang:
     return Gang(Accounting.KUBERAY, members, _checked_sum(lists), tuple(shares))
 
 
-def _effective(job: RayJob, cluster: RayClusterSpec) -> Gang:
+def _effective_cluster(
+    cluster: RayClusterSpec, sidecar: bool
+) -> tuple[int, list[ResourceMap], list[GangShare], list[str]]:
+    """The effective accounting of a cluster's pods: ``(minMember, lists, shares, causes)``.
+
+    ``sidecar``: the head carries the SidecarMode submitter container (a RayJob's).
+    """
     scaling = cluster.autoscaling
     causes: list[str] = []
     injected: list[tuple[str, Container]] = []
@@ -300,8 +307,7 @@ def _effective(job: RayJob, cluster: RayClusterSpec) -> Gang:
         injected.append(
             ("autoscaler container (injected by KubeRay)", _autoscaler_container(cluster))
         )
-    mode = job.spec.submission_mode
-    if mode == "SidecarMode":
+    if sidecar:
         injected.append(
             (
                 "SidecarMode submitter container",
@@ -327,6 +333,12 @@ def _effective(job: RayJob, cluster: RayClusterSpec) -> Gang:
         if count:
             lists.append(_scaled(per_pod.requests, count, group, index))
         shares.append(GangShare("worker", group.group_name, count, count, per_pod.requests))
+    return members, lists, shares, causes
+
+
+def _effective(job: RayJob, cluster: RayClusterSpec) -> Gang:
+    mode = job.spec.submission_mode
+    members, lists, shares, causes = _effective_cluster(cluster, mode == "SidecarMode")
     if mode == "K8sJobMode":
         template = job.spec.submitter_pod_template
         spec = (
@@ -338,6 +350,26 @@ def _effective(job: RayJob, cluster: RayClusterSpec) -> Gang:
         causes += submitter.causes
         lists.append(submitter.requests)
         shares.append(GangShare("submitter", SUBMITTER_GROUP, 0, 1, submitter.requests))
+    total = {k: v for k, v in _checked_sum(lists).items() if v}
+    return Gang(Accounting.EFFECTIVE, members, total, tuple(shares), tuple(causes))
+
+
+def compute_cluster_gang(
+    cluster: RayClusterSpec, accounting: Accounting = Accounting.EFFECTIVE
+) -> Gang:
+    """The gang of a RayCluster created directly (not by a RayJob): no submitter.
+
+    KubeRay's adapter computes it with the same calculatePodGroupParams as a RayJob's
+    cluster (``handleRayCluster`` in ``batchscheduler/volcano/volcano_scheduler.go``); the
+    effective accounting is the RayJob's without the submitter.
+
+    Raises:
+        GangOverflow: a count does not fit an int32 or a total the quantity range.
+    """
+    if accounting is Accounting.KUBERAY:
+        members, resources, shares = kuberay_gang_for_cluster(cluster)
+        return Gang(Accounting.KUBERAY, members, resources, tuple(shares))
+    members, lists, shares, causes = _effective_cluster(cluster, sidecar=False)
     total = {k: v for k, v in _checked_sum(lists).items() if v}
     return Gang(Accounting.EFFECTIVE, members, total, tuple(shares), tuple(causes))
 

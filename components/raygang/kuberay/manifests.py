@@ -37,7 +37,10 @@ __all__ = [
     "RECORD_RESULT",
     "RECORD_SUBMISSION_ID",
     "TASK_SPEC_ANNOTATION",
+    "add_pod_metadata",
     "annotations_size",
+    "own_map",
+    "owner_podgroup",
     "owner_reference",
     "podgroup_manifest",
     "podgroup_name",
@@ -61,6 +64,8 @@ SCHEDULER = "volcano"
 WAIT_FOR = "pulumi.com/waitFor"
 TIMEOUT = "pulumi.com/timeoutSeconds"
 SKIP_AWAIT = "pulumi.com/skipAwait"
+# The provider forces its server-side apply over fields another manager holds.
+PATCH_FORCE = "pulumi.com/patchForce"
 # "Ready" for a submitter Job that `pulumi up` does not wait on: it exists. Unlike skipAwait,
 # a custom waitFor leaves the provider's delete await in place, so a replaced Job (new
 # submission ID) is gone before its successor of the same name is created; with skipAwait
@@ -139,7 +144,7 @@ def _scheduling_labels(item: RayJobInput) -> dict[str, str]:
     return {k: labels[k] for k in (QUEUE_LABEL, PRIORITY_LABEL) if labels.get(k)}
 
 
-def _own(parent: dict[str, Any], key: str) -> dict[str, Any]:
+def own_map(parent: dict[str, Any], key: str) -> dict[str, Any]:
     """``parent[key]`` as a map of ``parent``'s own: a shallow copy of what is there (a new
     map when it is missing, null or not a map), so what is added to it does not reach the
     user's manifest, while everything below it stays shared with that manifest."""
@@ -149,19 +154,19 @@ def _own(parent: dict[str, Any], key: str) -> dict[str, Any]:
     return owned
 
 
-def _add_pod_metadata(
+def add_pod_metadata(
     template: dict[str, Any], labels: Mapping[str, str], group: str, task: str
 ) -> None:
     """KubeRay's AddMetadataToChildResource on a pod template, done once at plan time:
     the job's scheduling ``labels`` and the PodGroup name ``group`` (one object for all
     of a job's templates)."""
-    meta = _own(template, "metadata")
+    meta = own_map(template, "metadata")
     if labels or not isinstance(meta.get("labels"), Mapping):
-        _own(meta, "labels").update(labels)
-    annotations = _own(meta, "annotations")
+        own_map(meta, "labels").update(labels)
+    annotations = own_map(meta, "annotations")
     annotations[GROUP_NAME_ANNOTATION] = group
     annotations[TASK_SPEC_ANNOTATION] = task
-    _own(template, "spec")["schedulerName"] = SCHEDULER
+    own_map(template, "spec")["schedulerName"] = SCHEDULER
 
 
 def record_manifest(
@@ -215,7 +220,21 @@ def podgroup_manifest(
     """The Volcano PodGroup KubeRay's createPodGroup would build for this RayJob (v1.6 and
     later copy the RayJob's annotations onto it; v1.5.0 does not), with the
     ``subGroupPolicy`` of ``sub_gangs`` (raygang's, beyond KubeRay) when there are any."""
-    labels = item.job.metadata.labels
+    meta = item.job.metadata
+    return owner_podgroup(item.name, item.namespace, meta.labels, meta.annotations, gang, sub_gangs)
+
+
+def owner_podgroup(
+    owner: str,
+    namespace: str,
+    labels: Mapping[str, str],
+    annotations: Mapping[str, str],
+    gang: Gang,
+    sub_gangs: tuple[SubGang, ...] = (),
+) -> dict[str, Any]:
+    """KubeRay's createPodGroup for an owner (a RayJob, or a RayCluster of its own) named
+    ``owner``: the PodGroup ``ray-<owner>-pg``, its spec from the owner's labels, and the
+    ``subGroupPolicy`` of ``sub_gangs`` (raygang's, beyond KubeRay) when there are any."""
     spec: dict[str, Any] = {
         "minMember": gang.min_member,
         "minResources": gang.min_resources_strings(),
@@ -232,11 +251,11 @@ def podgroup_manifest(
         spec["networkTopology"] = topology
     if sub_gangs:
         spec["subGroupPolicy"] = sub_group_policy(sub_gangs)
-    metadata: dict[str, Any] = {"name": podgroup_name(item.name), "namespace": item.namespace}
+    metadata: dict[str, Any] = {"name": podgroup_name(owner), "namespace": namespace}
     # The API server drops an empty map, so declaring one would show as a change in every
     # `pulumi preview` after the first `up` (seen against the real API server).
-    if item.job.metadata.annotations:
-        metadata["annotations"] = dict(item.job.metadata.annotations)
+    if annotations:
+        metadata["annotations"] = dict(annotations)
     return {
         "apiVersion": "scheduling.volcano.sh/v1beta1",
         "kind": "PodGroup",
@@ -255,20 +274,20 @@ def raycluster_manifest(
     PodGroup of its own and point its pods at ``ray-<job>-pg``, the one raygang creates.
     """
     mode = item.job.spec.submission_mode
-    # Only the maps on the way to what KubeRay adds are copied (_own); the rest of the
+    # Only the maps on the way to what KubeRay adds are copied (own_map); the rest of the
     # user's cluster spec (containers, volumes, ...) is shared with the manifest, which
     # nothing writes to after planning (the lifecycle edits copies).
     spec = dict(item.spec_view().get("rayClusterSpec") or {})
-    head = _own(_own(spec, "headGroupSpec"), "template")
+    head = own_map(own_map(spec, "headGroupSpec"), "template")
     labels, group = _scheduling_labels(item), podgroup_name(item.name)
-    _add_pod_metadata(head, labels, group, HEAD_GROUP)
+    add_pod_metadata(head, labels, group, HEAD_GROUP)
     groups = spec.get("workerGroupSpecs")
     if isinstance(groups, list):
         spec["workerGroupSpecs"] = [dict(g) if isinstance(g, Mapping) else g for g in groups]
         for worker in spec["workerGroupSpecs"]:
             if isinstance(worker, dict):
                 name = str(worker.get("groupName", ""))
-                _add_pod_metadata(_own(worker, "template"), labels, group, name)
+                add_pod_metadata(own_map(worker, "template"), labels, group, name)
     annotations = dict(item.job.metadata.annotations)
     if mode == "SidecarMode":
         head_spec = head["spec"]
@@ -333,9 +352,9 @@ def submitter_job_manifest(
         fail_on_job_failure=settings.fail_on_job_failure,
         code=code,
     )
-    template = _own(_own(job, "spec"), "template")
-    _add_pod_metadata(template, _scheduling_labels(item), podgroup_name(item.name), SUBMITTER_GROUP)
-    annotations = _own(_own(job, "metadata"), "annotations")
+    template = own_map(own_map(job, "spec"), "template")
+    add_pod_metadata(template, _scheduling_labels(item), podgroup_name(item.name), SUBMITTER_GROUP)
+    annotations = own_map(own_map(job, "metadata"), "annotations")
     if code is not None:
         annotations[CODE_PACKAGE_ANNOTATION] = code.sha256
     if settings.wait_for_completion:

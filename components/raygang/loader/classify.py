@@ -1,9 +1,10 @@
 """What each document is, and what becomes of a RayJob, a Queue or a refused kind.
 
-A document is a RayJob, a Volcano Queue, a companion (any other Kubernetes object), or
-refused: ``kind`` misspelt as ``rayjob``, missing, another KubeRay kind (RayCluster,
-RayService, RayCronJob: raygang gang-schedules RayJobs only, and creating them
-unscheduled would be a silent surprise), or no object at all.
+A document is a RayJob, a RayCluster of its own (:mod:`raygang.loader.rayclusters`), a
+Volcano Queue, a companion (any other Kubernetes object), or refused: ``kind`` misspelt as
+``rayjob``, missing, another KubeRay kind (RayService, RayCronJob: raygang gang-schedules
+RayJobs and RayClusters only, and creating them unscheduled would be a silent surprise),
+or no object at all.
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ def classify(doc: object) -> str:
     kind, api = doc.get("kind"), doc.get("apiVersion")
     if kind == "RayJob":
         return "job"
+    if kind == "RayCluster" and isinstance(api, str) and api.startswith("ray.io/"):
+        return "cluster"
     if kind == "Queue" and isinstance(api, str) and api.startswith("scheduling.volcano.sh/"):
         return "queue"
     if isinstance(kind, str) and kind.lower() in ("rayjob", "rayjobs"):

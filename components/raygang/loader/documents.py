@@ -19,8 +19,10 @@ from raygang.loader.classify import classify, load_one
 from raygang.loader.companions import companion_problems, companions
 from raygang.loader.duplicates import duplicate_jobs
 from raygang.loader.lists import expand_lists
+from raygang.loader.rayclusters import cluster_clashes, load_raycluster_document
 from raygang.loader.server_fields import without_server_fields
 from raygang.plan import Companion
+from raygang.rayjob.raycluster import RayClusterInput
 from raygang.rayjob.spec import RayJobInput
 from raygang.volcano.queue import QueueDecl
 
@@ -40,6 +42,7 @@ class Documents:
         packages: the code packages of the jobs that name a local working directory
             (``raygang.dev/working-dir``), by ``namespace/name``; only
             :func:`~raygang.loader.files.load_files` packs them (it knows the files).
+        clusters: RayClusters of their own (no RayJob's), in input order.
     """
 
     jobs: tuple[RayJobInput, ...] = ()
@@ -47,6 +50,7 @@ class Documents:
     ignored: tuple[str, ...] = field(default=())
     companions: tuple[Companion, ...] = field(default=())
     packages: Mapping[str, CodePackage] = field(default_factory=dict)
+    clusters: tuple[RayClusterInput, ...] = field(default=())
 
     def companions_of(self, item: RayJobInput) -> tuple[Companion, ...]:
         """The companions a job depends on (those of its file), in input order."""
@@ -87,6 +91,7 @@ def load_entries(
     beyond the documented list; their companions get no namespace.
     """
     jobs: list[RayJobInput] = []
+    clusters: list[RayClusterInput] = []
     groups: dict[str, list[RayJobInput]] = {}
     queues: dict[str, QueueDecl] = {}
     others: list[tuple[str, str, Mapping[str, Any]]] = []
@@ -114,6 +119,12 @@ def load_entries(
             else:
                 others.append((source, group, doc))
             continue
+        if what == "cluster":
+            try:
+                clusters.append(load_raycluster_document(doc, source))
+            except SpecError as exc:
+                problems.extend(exc.problems)
+            continue
         try:
             before = len(jobs)
             load_one(what, doc, source, jobs, queues)
@@ -124,6 +135,13 @@ def load_entries(
     companions_found, found = companions(others, groups, cluster_scoped)
     problems.extend(found)
     problems.extend(duplicate_jobs(jobs))
+    problems.extend(cluster_clashes(jobs, clusters))
     if problems:
         raise SpecError(problems)
-    return Documents(tuple(jobs), tuple(queues.values()), tuple(ignored), tuple(companions_found))
+    return Documents(
+        tuple(jobs),
+        tuple(queues.values()),
+        tuple(ignored),
+        tuple(companions_found),
+        clusters=tuple(clusters),
+    )

@@ -28,7 +28,7 @@ __all__ = ["load_files"]
 def _declares_something(docs: Sequence[tuple[str, object]]) -> bool:
     entries = expand_lists((source, source, doc) for source, doc in docs)
     return any(
-        classify(doc) in ("job", "queue", "misspelt", "no-kind", "ray-other")
+        classify(doc) in ("job", "cluster", "queue", "misspelt", "no-kind", "ray-other")
         for _, _, doc in entries
     )
 

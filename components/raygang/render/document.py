@@ -9,7 +9,7 @@ from typing import Any, TextIO
 
 from raygang.kube.quantity import format_resource_list
 from raygang.kube.secretkind import secret_keys
-from raygang.plan import Companion, PlannedJob, StackPlan, generate_name_prefix
+from raygang.plan import Companion, PlannedCluster, PlannedJob, StackPlan, generate_name_prefix
 from raygang.render.order import companion_deps
 
 
@@ -123,12 +123,72 @@ def _code_document(job: PlannedJob) -> dict[str, Any]:
     }
 
 
+def _cluster_document(cluster: PlannedCluster) -> dict[str, Any]:
+    plan = cluster.plan
+    gang = plan.gang
+    return {
+        "name": plan.name,
+        "namespace": plan.namespace,
+        "source": plan.item.source,
+        "suspended": plan.item.suspended,
+        "accounting": str(gang.accounting),
+        "podGroup": {
+            "name": plan.podgroup_name,
+            "minMember": cluster.declared_min_member,
+            "minResources": cluster.declared_min_resources,
+            "queue": plan.queue,
+            "priorityClassName": plan.priority_class,
+        },
+        "pods": [
+            {
+                "role": share.role,
+                "group": share.group,
+                "members": share.members,
+                "reserved": share.reserved,
+                "perPod": format_resource_list(share.per_pod),
+            }
+            for share in gang.shares
+        ],
+        "gang": {
+            "minMember": gang.min_member,
+            "minResources": gang.min_resources_strings(),
+        },
+        "kuberay": {
+            "minMember": plan.kuberay_gang.min_member,
+            "minResources": plan.kuberay_gang.min_resources_strings(),
+        },
+        "differences": list(plan.differences),
+        "actions": list(cluster.actions),
+        "dashboardUrl": plan.dashboard_url,
+        "preflight": cluster.preflight.to_dict(),
+        "resources": [
+            {
+                "apiVersion": r.api_version,
+                "kind": r.kind,
+                "name": r.name,
+                "namespace": r.namespace,
+                "dependsOn": list(r.depends_on),
+            }
+            for r in cluster.resources
+        ],
+    }
+
+
 def plan_document(plan: StackPlan) -> dict[str, Any]:
-    """The plan as the JSON document ``raygang plan --format json`` prints."""
+    """The plan as the JSON document ``raygang plan --format json`` prints.
+
+    RayClusters of their own are under ``rayClusters``, present only when the plan has one
+    (and in their queue's ``jobs`` list, as ``RayCluster <namespace>/<name>``).
+    """
     users: dict[str, list[str]] = {}
     for job in plan.jobs:
         if job.plan.queue is not None:
             users.setdefault(job.plan.queue, []).append(f"{job.plan.namespace}/{job.plan.name}")
+    for cluster in plan.clusters:
+        if cluster.plan.queue is not None:
+            users.setdefault(cluster.plan.queue, []).append(
+                f"RayCluster {cluster.plan.namespace}/{cluster.plan.name}"
+            )
     declared = {q.name for q in plan.queues}
     queues = [
         {"name": q.name, "declared": True, "jobs": users.get(q.name, [])} for q in plan.queues
@@ -138,11 +198,14 @@ def plan_document(plan: StackPlan) -> dict[str, Any]:
         for name, jobs in sorted(users.items())
         if name not in declared
     ]
-    return {
+    document: dict[str, Any] = {
         "jobs": [_job_document(j, plan.companions_of(j)) for j in plan.jobs],
-        "queues": queues,
-        "companions": [_companion_document(c) for c in plan.companions],
     }
+    if plan.clusters:
+        document["rayClusters"] = [_cluster_document(c) for c in plan.clusters]
+    document["queues"] = queues
+    document["companions"] = [_companion_document(c) for c in plan.companions]
+    return document
 
 
 def write_json(plan: StackPlan, out: TextIO | io.TextIOBase) -> None:

@@ -30,6 +30,12 @@ def stream(plan: StackPlan) -> Iterator[PlannedResource]:
             if key not in seen:
                 seen.add(key)
                 yield resource
+    for cluster in plan.clusters:
+        for resource in cluster.resources:
+            key = f"{resource.namespace}/{resource.ref}"
+            if key not in seen:
+                seen.add(key)
+                yield resource
     for companion in plan.companions:
         if companion.key not in done:  # in a file whose jobs are all elsewhere: none
             done.add(companion.key)

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from raygang.kube.quantity import format_resource_list
 from raygang.kube.secretkind import secret_keys
 from raygang.kuberay.jobplan import JobPlan
-from raygang.plan import Companion, PlannedJob, StackPlan, generate_name_prefix
+from raygang.plan import Companion, PlannedCluster, PlannedJob, StackPlan, generate_name_prefix
 from raygang.render.order import companion_deps
 
 _WAITS = {"queue": "waits for Open", "raycluster": "waits for ready"}
@@ -128,11 +128,58 @@ def _sub_gang_lines(plan: JobPlan) -> list[str]:
     ]
 
 
+def _cluster_table(cluster: PlannedCluster) -> list[str]:
+    plan = cluster.plan
+    gang = plan.gang
+    names = sorted({k for s in gang.shares for k in s.per_pod} | set(gang.min_resources))
+    state = "suspended, " if plan.item.suspended else ""
+    lines = [
+        f"RayCluster {plan.namespace}/{plan.name}  ({state}a cluster of its own, "
+        f"accounting {gang.accounting})",
+        f"  source        {plan.item.source}",
+        f"  PodGroup      {plan.podgroup_name}  queue {plan.queue or 'default (Volcano default)'}"
+        + (" (created by this stack)" if plan.queue_declared else "")
+        + (f"  priorityClass {plan.priority_class}" if plan.priority_class else ""),
+    ]
+    workers = sum(s.members for s in gang.shares if s.role == "worker")
+    lines.append(f"  minMember     {gang.min_member}  (1 head + {workers} workers; no submitter)")
+    rows = [["role", "group", "members", "reserved", *names]]
+    for share in gang.shares:
+        per = format_resource_list(share.per_pod)
+        rows.append(
+            [share.role, share.group, str(share.members), str(share.reserved)]
+            + [per.get(n, "-") for n in names]
+        )
+    lines.append("  pods (per pod)")
+    lines += _table(rows, "    ")
+    resources = ", ".join(f"{k} {v}" for k, v in gang.min_resources_strings().items()) or "{}"
+    lines.append(f"  minResources  {resources}")
+    declared = (cluster.declared_min_member, cluster.declared_min_resources)
+    if declared != (gang.min_member, gang.min_resources_strings()):
+        now = ", ".join(f"{k} {v}" for k, v in declared[1].items()) or "{}"
+        lines.append(f"  declared now  minMember {declared[0]}, minResources {now}")
+    lines += [f"                - {d}" for d in plan.differences]
+    lines += cluster.preflight.table_lines()
+    lines += [f"  action        {a}" for a in cluster.actions]
+    lines.append(f"  dashboard     {plan.dashboard_url}")
+    lines.append("  create order")
+    for index, resource in enumerate(cluster.resources, start=1):
+        wait = _WAITS.get(resource.role, "") if not plan.item.suspended else ""
+        after = f"after {', '.join(resource.depends_on)}" if resource.depends_on else ""
+        note = "; ".join(x for x in (wait, after) if x)
+        lines.append(f"    {index}. {resource.ref}" + (f"  ({note})" if note else ""))
+    return lines
+
+
 def render_table(plan: StackPlan) -> str:
-    """``raygang plan`` (the default format): a readable summary per job."""
+    """``raygang plan`` (the default format): a readable summary per job and per RayCluster
+    of its own."""
     lines: list[str] = []
     for job in plan.jobs:
         lines += _job_table(job, plan.companions_of(job))
+        lines.append("")
+    for cluster in plan.clusters:
+        lines += _cluster_table(cluster)
         lines.append("")
     if plan.queues:
         lines.append("Queues created by this stack: " + ", ".join(q.name for q in plan.queues))

@@ -107,6 +107,11 @@ def check_annotation_keys(c: Checker, path: str, raw: object) -> None:
             c.bad(f"{path}[{key!r}]", f"annotation key {why}", KEY_RULES)
 
 
+def check_scheduling_labels(c: Checker, labels: Mapping[str, str]) -> None:
+    """The labels KubeRay's Volcano adapter reads, on a RayJob or a RayCluster alike."""
+    _check_scheduling_labels(c, labels)
+
+
 def _check_scheduling_labels(c: Checker, labels: Mapping[str, str]) -> None:
     if QUEUE_LABEL in labels:
         queue = labels[QUEUE_LABEL]
