@@ -4,6 +4,8 @@ from pathlib import Path
 
 import pulumi
 from raygang import (
+    RayClusterGang,
+    RayClusterGangArgs,
     RayJobGang,
     RayJobGangArgs,
     SpecError,
@@ -95,6 +97,28 @@ def main() -> None:
                 "submissionId": gang.submission_id,
                 "dashboardUrl": gang.dashboard_url,
                 "gangSummary": gang.gang_summary,
+            },
+        )
+
+    for cluster in plan.clusters:
+        key = f"{cluster.plan.namespace}/{cluster.plan.name}"
+        made = RayClusterGang(
+            f"RayCluster/{key}",
+            RayClusterGangArgs(
+                cluster=cluster,
+                queue=queues.get(cluster.plan.queue or ""),
+                secret=_from_secret_config(cluster.plan.item.source),
+            ),
+        )
+        pulumi.export(
+            f"RayCluster/{key}",
+            {
+                "podGroupName": made.pod_group_name,
+                "minMember": made.min_member,
+                "minResources": made.min_resources,
+                "rayClusterName": made.ray_cluster_name,
+                "dashboardUrl": made.dashboard_url,
+                "gangSummary": made.gang_summary,
             },
         )
 

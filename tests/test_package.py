@@ -11,7 +11,9 @@ import pytest
 import yaml
 from pulumi.provider.experimental.component import ComponentProvider
 from raygang.component.package import (
+    COMPONENTS,
     PACKAGE,
+    RayClusterGang,
     RaygangProvider,
     RayJobGang,
     VolcanoQueue,
@@ -33,7 +35,7 @@ def dev_config() -> dict[str, Any]:
 
 
 def schema() -> dict[str, Any]:
-    provider = ComponentProvider([RayJobGang, VolcanoQueue], PACKAGE, None, "0.0.0")
+    provider = ComponentProvider(list(COMPONENTS), PACKAGE, None, "0.0.0")
     loaded: dict[str, Any] = json.loads(provider.schema)  # type: ignore[attr-defined]
     return loaded
 
@@ -41,8 +43,23 @@ def schema() -> dict[str, Any]:
 class TestSchema:
     def test_tokens_and_required_inputs(self) -> None:
         resources = schema()["resources"]
-        assert sorted(resources) == ["raygang:index:RayJobGang", "raygang:index:VolcanoQueue"]
+        assert sorted(resources) == [
+            "raygang:index:RayClusterGang",
+            "raygang:index:RayJobGang",
+            "raygang:index:VolcanoQueue",
+        ]
         assert resources["raygang:index:RayJobGang"]["requiredInputs"] == ["manifest"]
+        assert resources["raygang:index:RayClusterGang"]["requiredInputs"] == ["manifest"]
+        assert sorted(resources["raygang:index:RayClusterGang"]["properties"]) == sorted(
+            [
+                "podGroupName",
+                "minMember",
+                "minResources",
+                "rayClusterName",
+                "dashboardUrl",
+                "gangSummary",
+            ]
+        )
         assert resources["raygang:index:VolcanoQueue"]["requiredInputs"] == ["name"]
         outputs = resources["raygang:index:RayJobGang"]["properties"]
         assert sorted(outputs) == sorted(
@@ -70,9 +87,10 @@ class TestSchema:
                     # indented lines a code block.
                     assert "\n" not in text, f"{token} {kind}.{name}: {text!r}"
 
-    def test_planning_inputs_are_plain(self) -> None:
+    @pytest.mark.parametrize("token", ["RayJobGang", "RayClusterGang"])
+    def test_planning_inputs_are_plain(self, token: str) -> None:
         # Plain in the schema: typed SDKs then refuse an Output where planning needs a value.
-        inputs = schema()["resources"]["raygang:index:RayJobGang"]["inputProperties"]
+        inputs = schema()["resources"][f"raygang:index:{token}"]["inputProperties"]
         assert all(p.get("plain") for p in inputs.values())
 
     def test_field_names_are_the_analyzers(self) -> None:
@@ -136,6 +154,75 @@ class TestSameObjectsAsThePythonProgram:
         assert outputs["podGroupName"] == "ray-demo-job-pg"
         assert outputs["minMember"] == 3
         assert outputs["minResources"] == {"cpu": "5500m", "memory": "10752Mi"}
+
+
+def shared_cluster() -> dict[str, Any]:
+    doc: dict[str, Any] = yaml.safe_load(
+        (ROOT / "tests" / "fixtures" / "good" / "raycluster.yaml").read_text()
+    )
+    doc["metadata"]["labels"]["volcano.sh/queue-name"] = "ray-batch"  # the dev stack's queue
+    return doc
+
+
+class TestRayClusterGang:
+    @pytest.mark.parametrize("preview", [False, True], ids=["up", "preview"])
+    def test_the_same_objects_as_the_python_program(self, preview: bool) -> None:
+        config = stack_config("dev")
+        config["raygang:jobs"] = json.dumps([*json.loads(config["raygang:jobs"]), shared_cluster()])
+        program = install(config, preview)
+        run_program(program)
+
+        def build() -> None:
+            config = dev_config()
+            queue = config["raygang:queues"][0]
+            q = VolcanoQueue(queue["name"], {"name": queue["name"], "spec": queue["spec"]})
+            settings = {
+                "accounting": config["raygang:accounting"],
+                "node_shapes": config["raygang:nodeShapes"],
+            }
+            RayJobGang(
+                "default/demo-job",
+                {"manifest": config["raygang:jobs"][0], "queue": q, **settings},  # type: ignore[typeddict-item]
+            )
+            RayClusterGang(
+                "RayCluster/default/shared-dev",
+                {"manifest": shared_cluster(), "queue": q, **settings},  # type: ignore[typeddict-item]
+            )
+
+        package = install({}, preview)
+        run_adapters(package, build)
+        ours = by_name(kube_objects(package))
+        theirs = by_name(kube_objects(program))
+        assert ours == theirs
+        pg = theirs[
+            f"{K8S}scheduling.volcano.sh/v1beta1:PodGroup RayCluster/default/shared-dev-podgroup"
+        ]
+        assert pg["spec"]["minMember"] == 4
+        cluster = program.of_type("raygang:index:RayClusterGang")[0]
+        made = {(r.type, r.name): r for r in program.registrations}
+        rc = made[(f"{K8S}ray.io/v1:RayCluster", "RayCluster/default/shared-dev-raycluster")]
+        assert rc.dependencies, "the RayCluster waits for its PodGroup"
+        assert cluster.name == "RayCluster/default/shared-dev"
+
+    def test_outputs(self) -> None:
+        package = install({}, False)
+        run_adapters(
+            package,
+            lambda: RayClusterGang("c", {"manifest": shared_cluster(), "queue": "ray-batch"}),
+        )
+        gang = package.of_type("raygang:index:RayClusterGang")[0]
+        outputs = package.outputs[gang.urn]
+        assert outputs["podGroupName"] == "ray-shared-dev-pg"
+        assert outputs["minMember"] == 4
+        assert outputs["minResources"] == {"cpu": "3", "memory": "6Gi"}
+        assert outputs["rayClusterName"] == "shared-dev"
+
+    def test_a_rayjob_given_as_a_raycluster_is_refused(self) -> None:
+        message = refused(
+            lambda: RayClusterGang("c", {"manifest": dev_config()["raygang:jobs"][0]})
+        )
+        assert "input manifest must be one RayCluster" in message
+        assert "it declares 0 RayClusters and 1 RayJobs" in message
 
 
 def refused(build: Any) -> str:

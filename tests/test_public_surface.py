@@ -18,6 +18,8 @@ import raygang
 REPO = Path(__file__).resolve().parents[1]
 
 PULUMI_NAMES = {
+    "RayClusterGang",
+    "RayClusterGangArgs",
     "RayJobGang",
     "RayJobGangArgs",
     "VolcanoQueue",

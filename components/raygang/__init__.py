@@ -5,6 +5,7 @@ The public surface is what this module exports; every sub-package and module und
 except ``raygang.testing`` (Pulumi mocks for a user's tests). A Pulumi program::
 
     from raygang import RayJobGang, RayJobGangArgs, VolcanoQueue, create_companions
+    from raygang import RayClusterGang, RayClusterGangArgs
     from raygang import JobSettings, load_files
 
 and what ``raygang plan`` and the repository's ``__main__.py`` share: the stack's settings
@@ -32,6 +33,8 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from raygang.component import (
+        RayClusterGang,
+        RayClusterGangArgs,
         RayJobGang,
         RayJobGangArgs,
         VolcanoQueue,
@@ -63,7 +66,7 @@ if TYPE_CHECKING:
         plan_program,
         preflight_gate,
     )
-    from raygang.plan import PlannedJob, StackPlan
+    from raygang.plan import PlannedCluster, PlannedJob, StackPlan
     from raygang.render import render_table, render_yaml, write_json
     from raygang.settings import (
         StackSettings,
@@ -76,6 +79,8 @@ if TYPE_CHECKING:
 # Each public name and the internal module that defines it.
 _HOMES = {
     # the Pulumi components: the only names that import the Pulumi SDK
+    "RayClusterGang": "raygang.component",
+    "RayClusterGangArgs": "raygang.component",
     "RayJobGang": "raygang.component",
     "RayJobGangArgs": "raygang.component",
     "VolcanoQueue": "raygang.component",
@@ -103,6 +108,7 @@ _HOMES = {
     "live_snapshot": "raygang.lifecycle.facts.live",
     # the planning pass shared by `raygang plan` and the Pulumi program, and its result
     "Gate": "raygang.pipeline",
+    "PlannedCluster": "raygang.plan",
     "PlannedJob": "raygang.plan",
     "StackPlan": "raygang.plan",
     "plan_everything": "raygang.pipeline",
@@ -139,11 +145,14 @@ __all__ = [
     "Documents",
     "Gate",
     "JobSettings",
+    "PlannedCluster",
     "PlannedJob",
     "Problem",
     "ProgramPlan",
     "Quantity",
     "QuantityError",
+    "RayClusterGang",
+    "RayClusterGangArgs",
     "RayJobGang",
     "RayJobGangArgs",
     "SpecError",

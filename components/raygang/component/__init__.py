@@ -10,8 +10,9 @@ Modules, each importing only those before it: ``resources`` (a planned object as
 ``CustomResource``, secret inputs, spec errors as ``RunError``), ``companions`` (any object
 of a job's file, with pulumi_kubernetes' class for its kind), ``queue`` (``VolcanoQueue``),
 ``args`` (``RayJobGangArgs``), ``planning`` (the planned job the args give), ``rayjobgang``
-(``RayJobGang``) and ``package`` (the same two components with schema-friendly inputs, for
-the component provider in ``provider/`` that programs in other languages use).
+(``RayJobGang``), ``rayclustergang`` (``RayClusterGang`` and its args) and ``package``
+(the same components with schema-friendly inputs, for the component provider in
+``provider/`` that programs in other languages use).
 
 Internal: users import the components from ``raygang``; the modules here may change
 without notice.
@@ -22,9 +23,12 @@ from __future__ import annotations
 from raygang.component.args import RayJobGangArgs
 from raygang.component.companions import create_companion, create_companions
 from raygang.component.queue import VolcanoQueue
+from raygang.component.rayclustergang import RayClusterGang, RayClusterGangArgs
 from raygang.component.rayjobgang import RayJobGang
 
 __all__ = [
+    "RayClusterGang",
+    "RayClusterGangArgs",
     "RayJobGang",
     "RayJobGangArgs",
     "VolcanoQueue",

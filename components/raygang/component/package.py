@@ -1,10 +1,11 @@
-"""raygang as a Pulumi package: ``RayJobGang`` and ``VolcanoQueue`` for every language.
+"""raygang as a Pulumi package: ``RayJobGang``, ``RayClusterGang`` and ``VolcanoQueue`` for
+every language.
 
 A component provider (``provider/__main__.py``, ``pulumi.provider.experimental``'s
 ``component_provider_host``) infers its schema from the ``args`` annotation of each class's
 ``__init__`` and hands the constructor a plain dict of the consumer's inputs. The classes of
 ``raygang.component`` take Python objects (a ``JobPlan``, a ``QueueDecl``, ``datetime``)
-that no schema can describe, so the two classes here are thin adapters over them, under the
+that no schema can describe, so the classes here are thin adapters over them, under the
 same names and type tokens: they turn schema-friendly inputs into the same planning pass as
 the stack program (:func:`raygang.pipeline.plan_program`) and then
 run the same component code, so a YAML or TypeScript program creates the objects the
@@ -37,6 +38,8 @@ from pulumi.runtime.rpc import UNKNOWN, ResourceModule, register_resource_module
 from raygang.component.args import RayJobGangArgs as _ComponentArgs
 from raygang.component.companions import create_companions
 from raygang.component.queue import VolcanoQueue as _VolcanoQueue
+from raygang.component.rayclustergang import RayClusterGang as _RayClusterGang
+from raygang.component.rayclustergang import RayClusterGangArgs as _ClusterArgs
 from raygang.component.rayjobgang import RayJobGang as _RayJobGang
 from raygang.kube.errors import SpecError
 from raygang.loader import load_documents
@@ -194,6 +197,38 @@ def _or_run_error(step: Callable[[], _T]) -> _T:
         raise pulumi.RunError(f"raygang: cannot read the cluster's state: {exc}") from None
 
 
+class RayClusterGangInputs(TypedDict):
+    """The inputs of a RayClusterGang: a RayCluster manifest and the settings that apply to it."""
+
+    manifest: dict[str, Any]
+    (
+        "The RayCluster (apiVersion ray.io/v1, kind RayCluster) exactly as in a YAML file, one "
+        "no RayJob makes; its raygang.dev/* annotations override the settings below. Must be "
+        "known at preview."
+    )
+    queue: NotRequired[Any]
+    (
+        "The VolcanoQueue resource of this program that the cluster's volcano.sh/queue-name "
+        "label names (the PodGroup then waits for it to be Open), or the name of a queue the "
+        "cluster already has."
+    )
+    accounting: NotRequired[str]
+    (
+        "effective (the default) or kuberay: which gang the plan shows beside KubeRay's; the "
+        "PodGroup carries KubeRay's numbers either way, which the KubeRay operator re-syncs."
+    )
+    preflight: NotRequired[str]
+    """What the offline Volcano preflight does with a gang it finds stuck: error, warn or off."""
+    node_shapes: NotRequired[list[dict[str, Any]]]
+    """The cluster's node shapes ({name, allocatable, count}) for the preflight's fit check."""
+    cluster_snapshot: NotRequired[str]
+    """An absolute path to a cluster snapshot file for the preflight."""
+    cluster_ready_timeout_seconds: NotRequired[int]
+    """How long pulumi up waits for the RayCluster to be ready (default 900)."""
+    cluster_domain: NotRequired[str]
+    """The cluster's DNS domain for the dashboard URL (default cluster.local)."""
+
+
 class VolcanoQueue(_VolcanoQueue):
     """A Volcano Queue this program creates, ready once Volcano reports it Open."""
 
@@ -313,6 +348,81 @@ class RayJobGang(_RayJobGang):
         )
 
 
+class RayClusterGang(_RayClusterGang):
+    """A KubeRay RayCluster of its own gang-scheduled by Volcano, planned and checked first."""
+
+    # (The docstring is the schema's description, one line.) The objects: the PodGroup
+    # ray-<cluster>-pg, then the RayCluster, as the Python component creates them.
+
+    pod_group_name: pulumi.Output[str]
+    """The Volcano PodGroup's name, ray-<cluster>-pg."""
+    min_member: pulumi.Output[int]
+    """The PodGroup's minMember now: the head and every worker (0 while suspended)."""
+    min_resources: pulumi.Output[dict[str, str]]
+    """The PodGroup's minResources now, canonical Kubernetes quantities."""
+    ray_cluster_name: pulumi.Output[str]
+    """The RayCluster's name."""
+    dashboard_url: pulumi.Output[str]
+    """The head's dashboard URL inside the cluster."""
+    gang_summary: pulumi.Output[str]
+    """One line: minMember and minResources, e.g. minMember 4, cpu 3, memory 6Gi."""
+
+    def __init__(
+        self, name: str, args: RayClusterGangInputs, opts: pulumi.ResourceOptions | None = None
+    ) -> None:
+        component = f"RayClusterGang {name}"
+        source = f"{component} input"
+        manifest = must_be_known(args.get("manifest"), "manifest", component)
+        given_inputs: Mapping[str, object] = args
+        values = {
+            key: must_be_known(given_inputs[field], field_name(field), component)
+            for field, key in _SETTING_KEYS.items()
+            if given_inputs.get(field) is not None
+        }
+        snapshot_path = values.get("clusterSnapshot")
+        if isinstance(snapshot_path, str) and not Path(snapshot_path).is_absolute():
+            raise pulumi.RunError(
+                f"raygang: {component} input clusterSnapshot {snapshot_path!r} must be an "
+                "absolute path: the provider runs in its own directory, not the program's"
+            )
+        given = must_be_known(args.get("queue"), "queue", component)
+        queue = _queue_of(given, component)
+        docs = [(f"{source} manifest", manifest)]
+        if queue is not None:
+            docs.append((f"{source} queue", queue.decl.manifest()))
+        planned = _or_run_error(
+            lambda: plan_program(
+                values.get,
+                f"{component} inputs",
+                lambda _settings, _live: load_documents(docs),
+                base=Path("/"),
+            )
+        )
+        stack, gate = planned.plan, planned.gate
+        if gate.errors:
+            raise pulumi.RunError(
+                "raygang: "
+                + "\nraygang: ".join(gate.errors)
+                + f"\n(set the preflight input of {component} to warn to apply anyway)"
+            )
+        for warning in gate.warnings:
+            pulumi.log.warn(f"raygang: {warning}")
+        if stack.jobs or len(stack.clusters) != 1:
+            raise pulumi.RunError(
+                f"raygang: {component} input manifest must be one RayCluster (apiVersion "
+                f"ray.io/v1, kind RayCluster); it declares {len(stack.clusters)} RayClusters "
+                f"and {len(stack.jobs)} RayJobs"
+            )
+        cluster = stack.clusters[0]
+        if isinstance(given, str) and given != cluster.plan.queue:
+            raise pulumi.RunError(
+                f"raygang: {component} input queue is {given!r}, but the manifest's "
+                f"volcano.sh/queue-name label names {cluster.plan.queue!r}: the PodGroup goes "
+                "to the label's queue"
+            )
+        super().__init__(name, _ClusterArgs(cluster=cluster, queue=queue), opts)
+
+
 def _beside(opts: pulumi.ResourceOptions | None) -> pulumi.ResourceOptions | None:
     """Options for a resource beside the component: its parent and providers."""
     if opts is None:
@@ -323,6 +433,10 @@ def _beside(opts: pulumi.ResourceOptions | None) -> pulumi.ResourceOptions | Non
         provider=opts.provider,
         providers=dict(providers) if isinstance(providers, Mapping) else list(providers or ()),
     )
+
+
+#: The components the provider serves, in its schema.
+COMPONENTS = (RayJobGang, RayClusterGang, VolcanoQueue)
 
 
 def field_name(field: str) -> str:
@@ -357,7 +471,7 @@ def register_references() -> None:
 
 
 class RaygangProvider(ComponentProvider):
-    """The component provider of ``RayJobGang`` and ``VolcanoQueue``, with raygang's errors
+    """The component provider of :data:`COMPONENTS`, with raygang's errors
     reported in their own words.
 
     ``ComponentProvider.construct`` wraps whatever a constructor raises in a
@@ -389,7 +503,7 @@ def serve(args: list[str], version: str) -> None:
     """Serve the package to the engine (``provider/__main__.py``), as
     ``component_provider_host`` does, with :class:`RaygangProvider`."""
     register_references()
-    provider_main(RaygangProvider([RayJobGang, VolcanoQueue], PACKAGE, None, version), args)
+    provider_main(RaygangProvider(list(COMPONENTS), PACKAGE, None, version), args)
 
 
 def _queue_of(value: object, component: str) -> _VolcanoQueue | None:

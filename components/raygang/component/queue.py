@@ -50,3 +50,16 @@ class VolcanoQueue(pulumi.ComponentResource):
         )
         self.queue_name = pulumi.Output.from_input(decl.name)
         self.register_outputs({"queueName": self.queue_name})
+
+
+def queue_after_creation(spec: Mapping[str, Any], queue: VolcanoQueue) -> dict[str, Any]:
+    """The PodGroup's ``spec.queue``, known only once the Queue has an ID.
+
+    ``pulumi preview`` dry-runs each create on the API server; Volcano's admission webhook
+    refuses a PodGroup whose queue does not exist ("unable to find queue"), so the first
+    preview of a stack that creates its queue failed (seen against the real webhook). Read
+    from the Queue's ID, the field is unknown while the Queue is still to be created, and the
+    provider then skips that dry-run; once the Queue exists it is the plain name again.
+    """
+    name = str(spec["queue"])
+    return {**spec, "queue": queue.queue.id.apply(lambda _: name)}

@@ -3,31 +3,15 @@ their ownerReferences and ``depends_on``."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 import pulumi
 import pulumi_kubernetes as k8s
 
 from raygang.component.args import RayJobGangArgs
 from raygang.component.planning import job_from_args
-from raygang.component.queue import VolcanoQueue
+from raygang.component.queue import queue_after_creation
 from raygang.component.resources import custom_resource, or_run_error, secret_input
 from raygang.kuberay.manifests import owner_reference
 from raygang.plan import PlannedJob
-
-
-def _queue_after_creation(spec: Mapping[str, Any], queue: VolcanoQueue) -> dict[str, Any]:
-    """The PodGroup's ``spec.queue``, known only once the Queue has an ID.
-
-    ``pulumi preview`` dry-runs each create on the API server; Volcano's admission webhook
-    refuses a PodGroup whose queue does not exist ("unable to find queue"), so the first
-    preview of a stack that creates its queue failed (seen against the real webhook). Read
-    from the Queue's ID, the field is unknown while the Queue is still to be created, and the
-    provider then skips that dry-run; once the Queue exists it is the plain name again.
-    """
-    name = str(spec["queue"])
-    return {**spec, "queue": queue.queue.id.apply(lambda _: name)}
 
 
 class RayJobGang(pulumi.ComponentResource):
@@ -117,7 +101,7 @@ class RayJobGang(pulumi.ComponentResource):
                     opts=opts_i,
                 )
             elif resource.role == "podgroup" and args.queue is not None:
-                spec = _queue_after_creation(resource.manifest["spec"], args.queue)
+                spec = queue_after_creation(resource.manifest["spec"], args.queue)
                 made = custom_resource(rname, resource, metadata, opts_i, secret, spec)
             else:
                 made = custom_resource(rname, resource, metadata, opts_i, secret)
