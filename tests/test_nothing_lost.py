@@ -290,7 +290,9 @@ def test_a_raycluster_of_its_own_loses_nothing(path: Path) -> None:
         found = cluster.resource("raycluster")
         assert found is not None
         rendered = dict(found.manifest)
-        assert strip_scheduling(rendered["spec"]) == strip_scheduling(raw["spec"])
+        # The one field raygang adds: an explicit `suspend: false` (KubeRay resumes on no less).
+        expected = {"suspend": False, **raw["spec"]}
+        assert strip_scheduling(rendered["spec"]) == strip_scheduling(expected)
         spec = rendered["spec"]
         tasks = ["headgroup"] + [g["groupName"] for g in spec.get("workerGroupSpecs") or []]
         for template, task in zip(_templates(spec), tasks, strict=True):

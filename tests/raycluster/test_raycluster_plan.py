@@ -351,3 +351,17 @@ def test_other_kuberay_kinds_are_still_refused(
 def test_a_file_of_one_raycluster_plans(tmp_path: Path) -> None:
     docs = load_files([write(tmp_path / "c.yaml", copy.deepcopy(cluster_doc()))])
     assert [c.name for c in docs.clusters] == ["shared-dev"] and not docs.jobs
+
+
+def test_a_raycluster_in_the_stacks_jobs_is_planned() -> None:
+    docs = load_files([], [cluster_doc()])
+    assert [c.source for c in docs.clusters] == ["stack config raygang:jobs[0]"]
+    assert not docs.jobs
+
+
+def test_a_running_cluster_says_suspend_false() -> None:
+    # KubeRay v1.5.0 resumes only on an explicit false: a removed field leaves it suspended.
+    (cluster,) = plan_of(cluster_doc()).clusters
+    assert cluster.resource("raycluster").manifest["spec"]["suspend"] is False
+    (kept,) = plan_of(cluster_doc(suspend=True)).clusters
+    assert kept.resource("raycluster").manifest["spec"]["suspend"] is True

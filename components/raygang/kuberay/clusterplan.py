@@ -131,7 +131,8 @@ class ClusterPlan:
 
 
 def raycluster_of_its_own(item: RayClusterInput, settings: JobSettings) -> dict[str, Any]:
-    """The RayCluster as written, with the Volcano metadata on every pod template.
+    """The RayCluster as written, with the Volcano metadata on every pod template and an
+    explicit ``suspend: false`` when it has no ``suspend``.
 
     The queue and priority labels (when not empty) and the PodGroup's name go on the
     templates as KubeRay's adapter puts them on the pods, so an operator run without
@@ -140,6 +141,11 @@ def raycluster_of_its_own(item: RayClusterInput, settings: JobSettings) -> dict[
     waits for only to exist (it is never ready).
     """
     spec = dict(item.spec_view())
+    # KubeRay v1.5.0 resumes a suspended RayCluster only on an explicit `suspend: false`
+    # (calculateStatus clears the Suspended condition only when spec.suspend is set and
+    # false); a field removed from the manifest would leave it suspended for good, no pod
+    # ever created (seen with the real operator). So a running cluster says so.
+    spec.setdefault("suspend", False)
     labels = {k: item.labels[k] for k in (QUEUE_LABEL, PRIORITY_LABEL) if item.labels.get(k)}
     group = podgroup_name(item.name)
     add_pod_metadata(own_map(own_map(spec, "headGroupSpec"), "template"), labels, group, HEAD_GROUP)
