@@ -139,7 +139,11 @@ def test_a_get_schema_describes_every_property(program: LocalPulumi) -> None:
     schema = json.loads(out)
     assert schema["name"] == "raygang"
     resources = schema["resources"]
-    assert sorted(resources) == ["raygang:index:RayJobGang", "raygang:index:VolcanoQueue"]
+    assert sorted(resources) == [
+        "raygang:index:RayClusterGang",
+        "raygang:index:RayJobGang",
+        "raygang:index:VolcanoQueue",
+    ]
     for token, resource in resources.items():
         for kind in ("inputProperties", "properties"):
             for name, prop in resource[kind].items():
