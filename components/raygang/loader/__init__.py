@@ -27,8 +27,10 @@ Rules beyond "parse the YAML", each because the alternative loses or corrupts in
   when they have none, as kubectl would put both). A file whose RayJobs are in several
   namespaces must name the companion's namespace. The same object declared identically in
   two files is created once, for the jobs of both; declared differently, it is an error.
-* Other KubeRay kinds (RayCluster, RayService, RayCronJob) are refused: raygang
-  gang-schedules RayJobs only, and creating them unscheduled would be a silent surprise.
+* A RayCluster of its own is planned as KubeRay's Volcano adapter gangs it
+  (``rayclusters``); the other KubeRay kinds (RayService, RayCronJob) are refused: raygang
+  gang-schedules RayJobs and RayClusters only, and creating them unscheduled would be a
+  silent surprise.
 
 Modules, each importing only those before it: ``lists`` (list documents as their items),
 ``server_fields`` (what the API server set, dropped), ``rayjobs`` (one RayJob,

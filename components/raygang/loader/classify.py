@@ -79,9 +79,9 @@ def load_one(
             source,
             "kind",
             f"{doc['kind']} ({doc.get('apiVersion')}) is not handled: raygang gang-schedules "
-            "RayJobs only, and would not create it",
-            "a RayJob; apply a RayCluster, RayService or RayCronJob with kubectl and KubeRay, "
-            "outside raygang",
+            "RayJobs and RayClusters only, and would not create it",
+            "a RayJob or a RayCluster; apply a RayService or RayCronJob with kubectl and "
+            "KubeRay, outside raygang",
         )
     elif doc is not None:
         raise SpecError.one(

@@ -5,7 +5,8 @@ is created once, every RayJob of the file depends on it, and without a namespace
 to the namespace of the file's RayJobs (``default`` when they have none, as kubectl would
 put both). A file whose RayJobs are in several namespaces must name the companion's
 namespace. The same object declared identically in two files is created once, for the
-jobs of both; declared differently, it is an error. Stack config holds RayJobs only.
+jobs of both; declared differently, it is an error. Stack config holds RayJobs and
+RayClusters only.
 """
 
 from __future__ import annotations
@@ -147,8 +148,9 @@ def companions(
                 Problem(
                     source,
                     "kind",
-                    f"{doc['kind']} is not a RayJob: raygang:jobs holds RayJobs only",
-                    "a RayJob here; other objects in a file named by raygang:manifests",
+                    f"{doc['kind']} is not a RayJob or a RayCluster: raygang:jobs holds those only",
+                    "a RayJob or a RayCluster here; other objects in a file named by "
+                    "raygang:manifests",
                 )
             )
             continue
