@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from hypothesis import given
 from hypothesis import strategies as st
-from raygang.preflight.emptynodes import empty_fit, empty_reasons
+from raygang.preflight.emptynodes import empty_holds, empty_reasons, fits_empty
 from raygang.volcano.actions.allocate import fit_failure
 from raygang.volcano.api import Node, Placement, Task
 from raygang.volcano.conf import open_session
@@ -30,11 +30,14 @@ class TestEmptyNodes:
                 for n in empty
                 if n.name not in naive
             )
+            holds = 0 if task.best_effort else holds
             assert empty_reasons(task, empty, SESSION) == naive
-            assert empty_fit(task, empty, SESSION) == (
-                len(naive) < len(empty),
-                0 if task.best_effort else holds,
-            )
+            assert fits_empty(task, empty, SESSION) == (len(naive) < len(empty))
+            # Exact below ``want``; at or above it, counted only as far as ``want``.
+            want = data.draw(st.integers(0, holds + 3))
+            counted = empty_holds(task, empty, SESSION, want)
+            assert counted == holds if holds < want else holds >= counted >= want
+            assert empty_holds(task, empty, SESSION, holds + 1) == holds
 
     def test_worked_numbers(self) -> None:
         """Two 8-cpu nodes, one tainted for GPUs: a 3-cpu pod fits two on the untainted one,
@@ -47,13 +50,16 @@ class TestEmptyNodes:
         three = {"cpu": 3000, "memory": GI, "pods": 1}
         plain = Task("w", "w", "w-*", three, Placement())
         tolerant = Task("w", "w", "w-*", three, TOLERATE_GPU)
-        assert empty_fit(plain, empty, SESSION) == (True, 2)
-        assert empty_fit(tolerant, empty, SESSION) == (True, 4)
+        assert fits_empty(plain, empty, SESSION)
+        assert empty_holds(plain, empty, SESSION, 100) == 2
+        assert empty_holds(tolerant, empty, SESSION, 100) == 4
+        assert empty_holds(tolerant, empty, SESSION, 2) == 2  # node a settles it
         assert empty_reasons(plain, empty, SESSION) == {
             "b": "node(s) had untolerated taint {nvidia.com/gpu: present}"
         }
         huge = Task("w", "w", "w-*", {"cpu": 9000, "pods": 1}, TOLERATE_GPU)
-        assert empty_fit(huge, empty, SESSION) == (False, 0)
+        assert not fits_empty(huge, empty, SESSION)
+        assert empty_holds(huge, empty, SESSION, 1) == 0
         assert empty_reasons(huge, empty, SESSION) == {
             "a": "Insufficient cpu",
             "b": "Insufficient cpu",

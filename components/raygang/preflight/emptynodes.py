@@ -14,18 +14,33 @@ from raygang.volcano.actions.allocate import fit_failure
 from raygang.volcano.api import Node, Num, Task, fits_in, get, short_on_node
 from raygang.volcano.framework import Session
 
-__all__ = ["empty_fit", "empty_reasons", "size_fit"]
+__all__ = ["empty_holds", "empty_reasons", "fits_empty", "size_fit"]
 
 
-def empty_fit(task: Task, empty: Sequence[Node], session: Session) -> tuple[bool, int]:
-    """Whether some of the ``empty`` nodes takes ``task``, and how many such pods they hold."""
-    fits, holds = False, 0
+def fits_empty(task: Task, empty: Sequence[Node], session: Session) -> bool:
+    """Whether some of the ``empty`` nodes takes ``task``: the first that does settles it
+    (the question is yes or no; which nodes and how many is :func:`empty_holds`)."""
+    return any(
+        size_fit(task, node.allocatable)[0] is None and session.predicate(task, node) is None
+        for node in empty
+    )
+
+
+def empty_holds(task: Task, empty: Sequence[Node], session: Session, want: int) -> int:
+    """How many ``task`` pods the ``empty`` nodes hold, counted until ``want``.
+
+    The capacity bound asks only whether they hold ``want`` pods, and how many they hold
+    when they do not: so the count stops once it reaches ``want`` (a number ``>= want``),
+    and is exact whenever it is below ``want``.
+    """
+    holds = 0
     for node in empty:
+        if holds >= want:
+            break
         short, per_node = size_fit(task, node.allocatable)
         if short is None and session.predicate(task, node) is None:
-            fits = True
             holds += per_node
-    return fits, holds
+    return holds
 
 
 def empty_reasons(task: Task, empty: Sequence[Node], session: Session) -> dict[str, str]:

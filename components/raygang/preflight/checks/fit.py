@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from raygang.preflight.emptynodes import empty_fit, empty_reasons
+from raygang.preflight.emptynodes import empty_holds, empty_reasons, fits_empty
 from raygang.preflight.evaluation import Evaluation
 from raygang.preflight.fixes import group_fix, replica_cut, static_fix
 from raygang.preflight.result import NodeShape
@@ -27,7 +27,7 @@ def check_fit(ev: Evaluation) -> None:
         ev.add("fit", "skip", f"{where} and no declared node shapes (raygang:nodeShapes)")
         return
     for task in ev.distinct_tasks():
-        if empty_fit(task, nodes, ev.session)[0]:
+        if fits_empty(task, nodes, ev.session):
             continue
         reasons = empty_reasons(task, nodes, ev.session)
         message = fit_error_message(reasons, len(nodes))
@@ -81,7 +81,7 @@ def capacity_bound(ev: Evaluation, empty: Sequence[Node]) -> tuple[Task, int, in
         want = members + extras
         if task.best_effort or want == 0:
             continue
-        holds = empty_fit(task, empty, ev.session)[1]
+        holds = empty_holds(task, empty, ev.session, want)
         if holds < want:
             return task, holds, want
     return None

@@ -103,17 +103,18 @@ def siblings_by_sum(ev: Evaluation, combined: Res) -> list[str]:
     not prove that every gang finds nodes, which the message says.
     """
     nodes = ev.base_after_others()
+    room = add_res(*(n.future_idle() for n in nodes if not n.unschedulable))
+    short = insufficient(combined, room, combined)
+    if not short:
+        return []
+    # Only a shortfall is reported, so the gang is placed alone only to tell one apart
+    # from "it does not fit alone", which the placement check already says.
     alone = (
         place_gang(ev.pods.gang, nodes, ev.plan.gang.min_member, ev.session, whole_gang=True)
         if ev.pods.created <= MAX_SIMULATED_PODS
         else None
     )
     if alone is not None and not (alone.ready or alone.pipelined):
-        return []  # it does not fit alone: the placement check already says so
-    nodes = ev.base_after_others()
-    room = add_res(*(n.future_idle() for n in nodes if not n.unschedulable))
-    short = insufficient(combined, room, combined)
-    if not short:
         return []
     return [
         f"the nodes cannot hold all these gangs at once: together they need "
