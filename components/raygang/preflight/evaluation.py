@@ -17,7 +17,7 @@ from raygang.preflight.jobpods import job_pods
 from raygang.preflight.result import ADVISORY_CHECKS, Check, CheckStatus, NodeShape
 from raygang.preflight.siblings import siblings_of
 from raygang.preflight.stack import StackView, cluster_for
-from raygang.volcano.actions.allocate import GangOutcome, place_gang
+from raygang.volcano.actions.allocate import GangOutcome, node_choice, place_gang
 from raygang.volcano.actions.others import Own, place_others
 from raygang.volcano.api import Node, Res, Task, to_res
 from raygang.volcano.cache import DEFAULT_QUEUE, QueueView, declared_view
@@ -84,6 +84,10 @@ class Evaluation:
         self.session = open_session(
             self.cluster, self.factor, Newest(self.queue, self.pods.request(extras=True))
         )
+        # Allocate's node choice for every placement of this job's pods and its siblings'
+        # (head first, head last, after the siblings, for the fixes): they start from the
+        # same node objects, so a node ranked for one is not ranked again for the next.
+        self.choice = node_choice(self.session)
         # The enqueue action's log: the Pending PodGroups it admits before this one exists,
         # and every voter's ballot on this one (set by the driver; None without nodes).
         self.enqueued: EnqueueLog | None = None
@@ -231,7 +235,7 @@ class Evaluation:
         """``base_after_others()`` with the stack's other gangs placed first, in order."""
         nodes = self.base_after_others()
         for tasks, min_member in gangs:
-            place_gang(tasks, nodes, min_member, self.session, whole_gang=True)
+            place_gang(tasks, nodes, min_member, self.session, whole_gang=True, choice=self.choice)
         return nodes
 
     def simulate(
@@ -246,4 +250,5 @@ class Evaluation:
             # The submitter does not exist yet, so the job's pods are the gang and extras.
             whole_gang=self.plan.gang.min_member >= self.pods.created,
             queue_ok=queue_ok,
+            choice=self.choice,
         )

@@ -143,6 +143,7 @@ def max_members(
             ev.session,
             whole_gang=True,
             queue_ok=queue_ok,
+            choice=ev.choice,
         )
         return outcome.ready or outcome.pipelined
 

@@ -114,3 +114,56 @@ class TestPlacementsUnchanged:
                 (outcome_of(outcome), after_gang, singly[0], failed, singly[2], state(nodes_))
             )
         assert results[0] == results[1]
+
+
+class TestOneChoiceForManySimulations:
+    @ENGINE
+    @given(data=st.data())
+    def test_simulations_from_the_same_nodes(self, data: st.DataObject) -> None:
+        """One ``node_choice`` serving a run of simulations (as one job's preflight: head
+        first, head last, after other gangs, smaller gangs for a fix, the extras one by one),
+        each from the nodes given or from what the previous one left, places every pod where
+        ``best_node`` does, each simulation with a choice of its own."""
+        base = data.draw(clusters())
+        tasks = data.draw(kinds())
+        runs = [
+            (
+                data.draw(gangs(tasks, most=6)),
+                data.draw(st.booleans()),  # start from the nodes given, or from the last
+                data.draw(st.booleans()),  # place_gang, or place_singly
+                data.draw(st.booleans()),  # whole_gang
+            )
+            for _ in range(data.draw(st.integers(1, 5)))
+        ]
+        results = []
+        for shared in (allocate.node_choice(SESSION), None):
+            before = copy.deepcopy(state(base))
+            last = list(base)
+            seen: list[object] = []
+            for gang, fresh, as_gang, whole in runs:
+                work = list(base) if fresh else list(last)
+                if shared is None:
+                    # The specification: best_node itself, for every pod.
+                    with mock.patch.object(allocate, "NodeChoice", PlainChoice):
+                        outcome = self._run(gang, work, as_gang, whole, None)
+                else:
+                    outcome = self._run(gang, work, as_gang, whole, shared)
+                seen.append((outcome, state(work)))
+                last = work
+            assert state(base) == before  # the nodes given are never changed
+            results.append(seen)
+        assert results[0] == results[1]
+
+    @staticmethod
+    def _run(
+        gang: list[Task],
+        work: list[Node],
+        as_gang: bool,
+        whole: bool,
+        choice: NodeChoice | None,
+    ) -> object:
+        if as_gang:
+            outcome = place_gang(gang, work, len(gang), SESSION, whole_gang=whole, choice=choice)
+            return outcome_of(outcome)
+        placed, failed, errors = place_singly(gang, work, SESSION, choice)
+        return placed, failed.label if failed is not None else None, errors

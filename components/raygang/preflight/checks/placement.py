@@ -87,7 +87,7 @@ def check_placement(ev: Evaluation, fair: tuple[Res, Res] | None) -> None:
         ev.add("submitter", "skip", "not reached: the RayCluster never becomes ready")
         return
     extras = ev.pods.single_extras
-    placed, failed, errors = place_singly(extras, nodes, ev.session)
+    placed, failed, errors = place_singly(extras, nodes, ev.session, ev.choice)
     placed += [node for t in turns for _, node in t.placed]
     if failed is not None:
         message = fit_error_message(errors, len(nodes))
@@ -311,7 +311,7 @@ def check_submitter(ev: Evaluation, nodes: list[Node]) -> None:
             "it once the RayCluster is ready",
         )
         return
-    placed, failed, errors = place_singly([task], nodes, ev.session)
+    placed, failed, errors = place_singly([task], nodes, ev.session, ev.choice)
     if failed is None:
         ev.add(
             "submitter",

@@ -45,11 +45,12 @@ def check_siblings(ev: Evaluation) -> None:
             ]
             alone_nodes = ev.base_after_others()
             together_nodes = ev.after_siblings(gangs)
+            minimum = ev.plan.gang.min_member
             alone = place_gang(
-                ev.pods.gang, alone_nodes, ev.plan.gang.min_member, ev.session, whole_gang=True
+                ev.pods.gang, alone_nodes, minimum, ev.session, whole_gang=True, choice=ev.choice
             )
             together = place_gang(
-                ev.pods.gang, together_nodes, ev.plan.gang.min_member, ev.session, whole_gang=True
+                ev.pods.gang, together_nodes, minimum, ev.session, whole_gang=True, choice=ev.choice
             )
             if (alone.ready or alone.pipelined) and not (together.ready or together.pipelined):
                 problems.append(
@@ -110,7 +111,14 @@ def siblings_by_sum(ev: Evaluation, combined: Res) -> list[str]:
     # Only a shortfall is reported, so the gang is placed alone only to tell one apart
     # from "it does not fit alone", which the placement check already says.
     alone = (
-        place_gang(ev.pods.gang, nodes, ev.plan.gang.min_member, ev.session, whole_gang=True)
+        place_gang(
+            ev.pods.gang,
+            nodes,
+            ev.plan.gang.min_member,
+            ev.session,
+            whole_gang=True,
+            choice=ev.choice,
+        )
         if ev.pods.created <= MAX_SIMULATED_PODS
         else None
     )

@@ -1,4 +1,4 @@
-"""Allocate's node choice over one simulation, each node ranked once per pod kind.
+"""Allocate's node choice over one or more simulations, each node ranked once per pod kind.
 
 Private to :mod:`raygang.volcano.actions.allocate`; its specification is ``best_node`` there
 (Volcano's ``allocate.go``: predicate every node, rank every feasible one, take the best,
@@ -11,8 +11,10 @@ are never changed). So nearly every rank ``best_node`` computes was computed for
 previous pod of the same kind already. Here each kind keeps its ranks for the whole
 simulation and ranks again only the nodes whose object changed since; the best node is
 then the least ``(rank, index)``. The ranks are ``node_rank``'s own, so the answer is the
-same by construction: only the bookkeeping is new. Measured in the README's benchmark
-section.
+same by construction: only the bookkeeping is new. The same holds across simulations that
+start from the same node objects (the preflight places one job's gang several times from
+the same nodes): one choice serves them all (``allocate.node_choice``). Measured in the
+README's benchmark section.
 """
 
 from __future__ import annotations
@@ -43,8 +45,8 @@ class _Ranked:
 
 
 class NodeChoice:
-    """``best_node`` over the placements of one simulation (one ``place_gang`` or
-    ``place_singly`` call), with the session's ranking ``rank``.
+    """``best_node`` over the placements of one or more simulations (``place_gang`` or
+    ``place_singly`` calls), with the session's ranking ``rank``.
 
     The nodes a caller passes may change between calls only by replacing a node object
     (as ``place_on`` does, and as ``Statement.Discard`` restores the list); a node object

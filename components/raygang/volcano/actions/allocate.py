@@ -80,6 +80,18 @@ def best_node(task: Task, nodes: Sequence[Node], session: Session) -> int | None
     return best[1] if best is not None else None
 
 
+def node_choice(session: Session) -> NodeChoice:
+    """``best_node`` for ``session``, as the placements below ask it: each node ranked once
+    per kind of pod, again only where a node object was replaced (:mod:`._nodechoice`).
+
+    One choice may serve every simulation a caller runs with the same session over the same
+    node objects (the preflight places one job's gang head first, head last, after its
+    siblings, for its fixes, each from the same nodes): what one simulation ranked, the next
+    does not rank again.
+    """
+    return NodeChoice(lambda task, node: node_rank(task, node, session))
+
+
 def fit_errors(task: Task, nodes: Sequence[Node], session: Session) -> dict[str, str]:
     """Why each node refuses ``task`` (allocate's ``FitErrors`` of the task)."""
     return {n.name: r for n in nodes if (r := fit_failure(task, n, session)) is not None}
@@ -104,6 +116,7 @@ def place_gang(
     already_ready: int = 0,
     whole_gang: bool,
     queue_ok: QueueGate | None = None,
+    choice: NodeChoice | None = None,
 ) -> GangOutcome:
     """Volcano's ``allocateResourcesForTasks`` for one job: greedy, in order, all or nothing.
 
@@ -120,6 +133,7 @@ def place_gang(
             the attempt (``NeedContinueAllocating``).
         queue_ok: the proportion plugin's per-task queue check, given the task and what
             this job placed so far; failing tasks are skipped silently, as in Volcano.
+        choice: the :func:`node_choice` of ``session`` to ask; a new one when None.
     """
     outcome = GangOutcome(False, False, [])
     discard = list(nodes)
@@ -127,8 +141,7 @@ def place_gang(
     ready = already_ready
     pipelined = 0
     placed_total: Res = {}
-    # best_node's answers, each node ranked once per kind of pod (see _nodechoice).
-    choice = NodeChoice(lambda task, node: node_rank(task, node, session))
+    choice = node_choice(session) if choice is None else choice
     for task in tasks:
         if ready >= min_member:
             break
@@ -169,14 +182,18 @@ def place_gang(
 
 
 def place_singly(
-    tasks: Sequence[Task], nodes: list[Node], session: Session
+    tasks: Sequence[Task],
+    nodes: list[Node],
+    session: Session,
+    choice: NodeChoice | None = None,
 ) -> tuple[list[str], Task | None, dict[str, str]]:
     """Place pods one by one (extras of a ready gang); stop at the first that fits nowhere.
 
-    Each pod is a gang of one; BestEffort pods are left to backfill.
+    Each pod is a gang of one; BestEffort pods are left to backfill. ``choice``: as
+    :func:`place_gang`'s.
     """
     placed: list[str] = []
-    choice = NodeChoice(lambda task, node: node_rank(task, node, session))
+    choice = node_choice(session) if choice is None else choice
     for task in tasks:
         if task.best_effort:
             continue
