@@ -17,19 +17,24 @@ objects, one after the other, each cleaned away before the next:
   RayClusters awaiting readiness while their PodGroups wait for a slot (a deadlock);
 * **kubectl**: ``kubectl apply --server-side --dry-run=server`` (its "preview"; the PodGroups
   of a queue still to be created are left out, as Pulumi's preview skips them), then
-  ``kubectl apply --server-side`` of the Queue, ``kubectl wait`` for it Open, the rest, and
-  ``kubectl wait`` for what the Pulumi await annotations of the rendered objects wait for:
-  every RayCluster ``status.state=ready`` (the submitter Job waits only until it exists).
+  ``kubectl apply --server-side`` of the Queue, ``kubectl wait`` for it Open, the rest but the
+  submitter Jobs, ``kubectl wait`` for what the Pulumi await annotations of the rendered
+  objects wait for (every RayCluster ``status.state=ready``), then the submitter Jobs: the
+  order raygang's ``up`` keeps (and KubeRay's operator, which creates the submitter once its
+  cluster is ready), so it ends where raygang's ``up`` ends, reached in the same order.
 
 Both Pulumi variants use the same CLI, language host, provider and default parallelism.
 Each ``up`` runs with ``--skip-preview``, so preview and up are timed apart, and writes the
 engine's event log, from which :mod:`benchmarks.real_engine_timeline` says per kind how long
 the create steps took and how many were in flight. With ``--parallel N ...``, raygang's
-``up`` of the largest size runs again with each ``--parallel N``. In the same run, ``raygang
-plan --cluster`` of 100 jobs against a 500-node snapshot (:mod:`benchmarks.preflight`) is
-timed against the real ``pulumi preview`` of 100 jobs. Times are one run each (an ``up`` of
-100 jobs is minutes long): the ratios are what travels between machines, the seconds are
-this machine's. Nothing is asserted; the targets are reported met or MISSED.
+``up`` of the largest size runs again with each ``--parallel N``; ``--variants`` runs only
+some of the three (``--sizes 100 --variants raygang kubectl --parallel 32`` is one
+iteration on raygang's ``up``, its ratio to kubectl measured in the same run). In the same
+run, ``raygang plan --cluster`` of 100 jobs against a 500-node snapshot
+(:mod:`benchmarks.preflight`) is timed against the real ``pulumi preview`` of 100 jobs.
+Times are one run each (an ``up`` of 100 jobs is minutes long): the ratios are what travels
+between machines, the seconds are this machine's. Nothing is asserted; the targets are
+reported met or MISSED.
 """
 
 from __future__ import annotations
@@ -94,8 +99,8 @@ WAITS = {
     "depends_on, but the PodGroups read their queue from the Queue's ID (as raygang's do) "
     "and the RayClusters their group name from their PodGroup's ID; the Jobs at once",
     "kubectl": "apply the Queue, `kubectl wait` for it Open (Volcano's webhook refuses "
-    "PodGroups in a queue that is not), apply the rest, `kubectl wait` for every RayCluster "
-    "ready",
+    "PodGroups in a queue that is not), apply the rest but the submitter Jobs, `kubectl wait` "
+    "for every RayCluster ready, then apply the Jobs (as raygang and KubeRay order them)",
 }
 PREVIEWS = {
     "raygang": "pulumi preview (the program, then the provider checks each object)",
@@ -287,7 +292,8 @@ class Rendered:
 
     objects: list[dict[str, Any]]
     queues: str  # the Queues the stack creates
-    others: str  # everything else
+    others: str  # everything else but the submitter Jobs
+    jobs: str  # the submitter Jobs, created once their RayCluster is ready
     dry_run: str  # what can be dry-run before the Queues exist
 
     @classmethod
@@ -297,10 +303,12 @@ class Rendered:
 
         queues = [o for o in objects if o["kind"] == "Queue"]
         names = {q["metadata"]["name"] for q in queues}
-        others = [o for o in objects if o["kind"] != "Queue"]
+        rest = [o for o in objects if o["kind"] != "Queue"]
+        jobs = [o for o in rest if o["apiVersion"] == "batch/v1" and o["kind"] == "Job"]
+        others = [o for o in rest if o not in jobs]
         waiting = [o for o in others if o["kind"] == "PodGroup" and o["spec"].get("queue") in names]
         dry = [o for o in objects if o not in waiting]
-        return cls(objects, text(queues), text(others), text(dry))
+        return cls(objects, text(queues), text(others), text(jobs), text(dry))
 
 
 def _timed(func: Callable[[], object]) -> float:
@@ -401,7 +409,9 @@ class Bench:
 
     # -- the variants ------------------------------------------------------------------
 
-    def run_size(self, n: int, rendered: Rendered) -> SizeResult:
+    def run_size(
+        self, n: int, rendered: Rendered, variants: Sequence[str] = VARIANTS
+    ) -> SizeResult:
         objects = rendered.objects
         kinds: dict[str, int] = {}
         for obj in objects:
@@ -410,6 +420,8 @@ class Bench:
         stack = f"bench-n{n}"
         assert self.raygang is not None and self.bare is not None
         for variant, pulumi in (("raygang", self.raygang), ("bare", self.bare)):
+            if variant not in variants:
+                continue
             self.say(f"  N={n} {variant}: preview, up, destroy ...")
             preview = _timed(partial(pulumi.run, "preview", "--stack", stack))
             result.variants[variant] = self._up(variant, pulumi, n, preview, ())
@@ -419,13 +431,17 @@ class Bench:
             self._kubectl_wait_queue()
             self._kubectl_apply(rendered.others, dry_run=False)
             self._kubectl_wait_clusters()
+            self._kubectl_apply(rendered.jobs, dry_run=False)
 
         def delete() -> None:
             # The Queue last: Volcano's webhook refuses deleting a queue that holds PodGroups.
+            self._kubectl_delete(rendered.jobs)
             self._kubectl_delete(rendered.others)
             self._kubectl_delete(rendered.queues)
             self._wait_gone()
 
+        if "kubectl" not in variants:
+            return result
         self.say(f"  N={n} kubectl: dry run, apply + wait, delete ...")
         preview = _timed(lambda: self._kubectl_apply(rendered.dry_run, dry_run=True))
         up = _timed(apply)
@@ -686,6 +702,7 @@ def run(
     bin_dir: Path,
     out: Callable[[str], None],
     parallel: Sequence[int] = (),
+    variants: Sequence[str] = VARIANTS,
 ) -> list[SizeResult]:
     """Every size on ``cluster`` (started), smallest first; then the ``--parallel`` runs of
     the largest."""
@@ -694,8 +711,8 @@ def run(
     rendered = bench.prepare(sizes)
     results = []
     for n in sizes:
-        results.append(bench.run_size(n, rendered[n]))
-    if parallel:
+        results.append(bench.run_size(n, rendered[n], variants))
+    if parallel and "raygang" in variants:
         bench.run_parallel(results[-1], parallel)
     return results
 
@@ -740,6 +757,10 @@ def _parser() -> argparse.ArgumentParser:
         help="also run raygang's up of the largest size with each --parallel N",
     )  # fmt: skip
     parser.add_argument(
+        "--variants", nargs="+", choices=VARIANTS, default=list(VARIANTS), metavar="NAME",
+        help="run only these of raygang, bare, kubectl (default all three)",
+    )  # fmt: skip
+    parser.add_argument(
         "--no-preflight-plan", action="store_true",
         help="skip timing raygang plan --cluster against the preview",
     )  # fmt: skip
@@ -782,7 +803,7 @@ def main(
     try:
         nodes = ", ".join(f"{n.name} {n.cpu} cpu/{n.memory}/{n.pods} pods" for n in cluster.nodes)
         out(f"  nodes: {nodes}")
-        results = run(sizes, cluster, workdir, cluster.bin_dir, out, args.parallel)
+        results = run(sizes, cluster, workdir, cluster.bin_dir, out, args.parallel, args.variants)
         preflight = None
         if not args.no_preflight_plan:
             out(f"  raygang plan --cluster, {PREFLIGHT_JOBS} jobs x 500 nodes (best of 3) ...")
