@@ -4,7 +4,9 @@ raygang's DeleteWorkers does what KubeRay v1.7 does: it suspends every worker gr
 v1.5's ``ValidateRayClusterSpec`` refuses a suspended worker group unless the
 ``RayJobDeletionPolicy`` feature gate is on (off by default before v1.7): the operator
 records a Warning event and leaves the workers running. With live facts the next ``up``
-reads that event and scales the groups to zero instead, which every version accepts.
+reads that event and scales the groups to zero instead, which every version accepts. The
+PodGroup keeps the workers' share while a worker pod holds a node, and the first ``up`` that
+sees none shrinks it to the head.
 
 The steps share one stack and run in file order.
 """
@@ -71,6 +73,12 @@ def _worker_pods(cluster: LocalCluster) -> list[Any]:
     return [p for p in pods if not p["metadata"].get("deletionTimestamp")]
 
 
+def _any_worker_pod(cluster: LocalCluster) -> bool:
+    # Terminating ones included: they hold their nodes until they are gone.
+    selector = f"ray.io/cluster={JOB},ray.io/node-type=worker"
+    return bool(cluster.get("pods", "-n", NS, "-l", selector)["items"])
+
+
 def _refusals(cluster: LocalCluster) -> list[Any]:
     events = cluster.get(
         "events",
@@ -116,9 +124,11 @@ def test_b_the_operator_refuses_suspended_worker_groups(
     # The fault is real: KubeRay v1.5 refused the spec and the workers still run.
     wait_until(lambda: bool(_refusals(cluster)), 60, "the operator's InvalidRayClusterSpec event")
     assert len(_worker_pods(cluster)) == 2
+    # The workers were on their nodes during that `up`: the PodGroup kept their share.
+    assert cluster.get(PG_KIND, f"ray-{JOB}-pg", "-n", NS)["spec"]["minMember"] == 3
 
 
-def test_c_the_plan_says_so_and_the_next_up_scales_the_workers_to_zero(
+def test_c_the_plan_says_so_and_the_next_up_scales_the_workers_to_zero_then_shrinks(
     workers: LocalPulumi, cluster: LocalCluster
 ) -> None:
     # What the plan says, from a snapshot as kubectl writes it (events included).
@@ -143,7 +153,15 @@ def test_c_the_plan_says_so_and_the_next_up_scales_the_workers_to_zero(
     assert [(g.get("suspend"), g["replicas"], g["minReplicas"]) for g in _groups(cluster)] == [
         (None, 0, 0)
     ]
-    wait_until(lambda: not _worker_pods(cluster), 60, "the worker pods deleted")
+    wait_until(lambda: not _any_worker_pod(cluster), 60, "the worker pods gone")
+    # The `up` that scaled the workers to zero saw them on their nodes: the PodGroup kept
+    # their share. The next `up` sees none left and shrinks it to the head.
+    pg = cluster.get(PG_KIND, f"ray-{JOB}-pg", "-n", NS)
+    assert pg["spec"]["minMember"] == 3  # the head and the two workers
+    shrink = f"shrink PodGroup/ray-{JOB}-pg to the head"
+    assert shrink in planned.stdout, planned.stdout
+
+    _up(workers)
     pg = cluster.get(PG_KIND, f"ray-{JOB}-pg", "-n", NS)
     assert pg["spec"]["minMember"] == 1  # the head alone
     assert pg["spec"]["minResources"] == {"cpu": "1", "memory": "1Gi"}

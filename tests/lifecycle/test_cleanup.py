@@ -35,6 +35,27 @@ from tests.lifecycle.conftest import (
     snapshot,
 )
 
+SHRINK = f"later: shrink PodGroup/{PG} to the head on the first `pulumi up` after the worker"
+
+
+def _with_pods(snap: Any, *pods: tuple[str, str, str | None, str]) -> Any:
+    """The snapshot plus pods of the RayCluster: (name, node type, node, phase)."""
+    objects = [
+        {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {
+                "name": name,
+                "namespace": NS,
+                "labels": {"ray.io/cluster": NAME, "ray.io/node-type": node_type},
+            },
+            "spec": {"nodeName": node} if node else {},
+            "status": {"phase": phase},
+        }
+        for name, node_type, node, phase in pods
+    ]
+    return snapshot_from_objects([*snap.objects.values(), *objects], "with pods")
+
 
 def test_delete_workers_suspends_every_group_and_shrinks_to_the_head() -> None:
     plan = plan_of(rules_job(("DeleteWorkers", "SUCCEEDED", 0)))
@@ -43,12 +64,51 @@ def test_delete_workers_suspends_every_group_and_shrinks_to_the_head() -> None:
     assert decided.phase == "finished" and decided.cleanup == "DeleteWorkers"
     groups = res(decided, "raycluster")["spec"]["workerGroupSpecs"]
     assert [g["suspend"] for g in groups] == [True]
-    assert pg_gang(decided) == (1, HEAD_ONLY)  # vector S6
+    # No Pods in the facts: the workers' share is kept by the `up` that suspends them...
+    assert pg_gang(decided) == (3, NO_SUBMITTER)
+    assert any(a.startswith(SHRINK) for a in decided.actions), decided.actions
+    assert decided.next_change_at == BEFORE_TTL
     assert any(
         a.startswith(f"suspend every worker group of RayCluster/{NAME}") for a in decided.actions
     )
     assert "submitter" in roles(decided)
-    assert_idempotent(plan, before, BEFORE_TTL)
+    # ... and the next one (the live groups suspended) shrinks the PodGroup to the head.
+    _, shrunk, _ = assert_converges(plan, before, BEFORE_TTL, ups=2)
+    assert pg_gang(shrunk) == (1, HEAD_ONLY)  # vector S6
+    assert not any(a.startswith(SHRINK) for a in shrunk.actions)
+
+
+def test_delete_workers_keeps_the_workers_share_while_a_worker_pod_holds_a_node() -> None:
+    plan = plan_of(rules_job(("DeleteWorkers", "SUCCEEDED", 0)))
+    head = (f"{NAME}-head-x", "head", "node-1", "Running")
+    worker = (f"{NAME}-small-group-worker-x", "worker", "node-2", "Running")
+    running = _with_pods(snapshot("succeeded.yaml"), head, worker)
+    decided = decide(plan, facts(running), BEFORE_TTL)
+    assert pg_gang(decided) == (3, NO_SUBMITTER)
+    assert any("1 bound worker pod(s)" in a for a in decided.actions), decided.actions
+    # Suspended, the worker pod still terminating on its node: the share is still kept.
+    suspended = converge(running, decided)
+    assert facts(suspended).cluster.suspended_groups == ("small-group",)  # type: ignore[union-attr]
+    terminating = decide(plan, facts(suspended), BEFORE_TTL)
+    assert pg_gang(terminating) == (3, NO_SUBMITTER)
+    assert any(a.startswith(SHRINK) for a in terminating.actions)
+    # The worker pod gone (or finished, or never placed), the head's left: shrunk to the head.
+    for left in (
+        (),
+        (worker[0], "worker", "node-2", "Succeeded"),
+        (worker[0], "worker", None, "Pending"),
+    ):
+        gone = _with_pods(
+            snapshot_from_objects(
+                [o for o in suspended.objects.values() if o["kind"] != "Pod"], "gone"
+            ),
+            head,
+            *([left] if left else []),
+        )
+        shrunk = decide(plan, facts(gone), BEFORE_TTL)
+        assert pg_gang(shrunk) == (1, HEAD_ONLY), left
+        assert not any(a.startswith(SHRINK) for a in shrunk.actions), left
+        assert_idempotent(plan, gone, BEFORE_TTL)
 
 
 def _refused(snap: Any, uid: str | None) -> Any:
@@ -78,12 +138,17 @@ def test_delete_workers_scales_to_zero_where_the_operator_refuses_suspend() -> N
     life = decided
     groups = res(decided, "raycluster")["spec"]["workerGroupSpecs"]
     assert [(g.get("suspend"), g["replicas"], g["minReplicas"]) for g in groups] == [(None, 0, 0)]
-    assert pg_gang(decided) == (1, HEAD_ONLY)  # the same gang as suspended groups give
+    # The refused workers still run: their share is kept (from the declared groups, the
+    # live ones read suspended) until the groups are scaled to zero...
+    assert pg_gang(decided) == (3, NO_SUBMITTER)
+    assert any(a.startswith(SHRINK) for a in decided.actions), decided.actions
     assert any("RayJobDeletionPolicy feature gate" in r for r in life.reasons), life.reasons
     assert any(
         a.startswith(f"scale every worker group of RayCluster/{NAME} to zero") for a in life.actions
     ), life.actions
-    assert_idempotent(plan, refused, BEFORE_TTL)
+    # ... and the next `up` shrinks it to the head: the same gang as suspended groups give.
+    _, shrunk, _ = assert_converges(plan, refused, BEFORE_TTL, ups=2)
+    assert pg_gang(shrunk) == (1, HEAD_ONLY)
 
 
 def test_a_refusal_of_an_earlier_raycluster_changes_nothing() -> None:
@@ -165,7 +230,8 @@ def test_staged_rules_apply_the_most_impactful_overdue_one() -> None:
     before = snapshot("succeeded.yaml")
     expected = [
         (10, None, ["record", "podgroup", "raycluster", "submitter"], 3),
-        (40, "DeleteWorkers", ["record", "podgroup", "raycluster", "submitter"], 2),
+        # The later rules', and the shrinking of the PodGroup once the workers are gone.
+        (40, "DeleteWorkers", ["record", "podgroup", "raycluster", "submitter"], 3),
         # DeleteSelf's, and the zeroing of the PodGroup once the cluster is gone.
         (70, "DeleteCluster", ["record", "podgroup", "submitter"], 2),
         (100, "DeleteSelf", ["record"], 0),
@@ -180,6 +246,9 @@ def test_staged_rules_apply_the_most_impactful_overdue_one() -> None:
         assert sum(a.startswith("later:") for a in decided.actions) == later, seconds
         if policy == "DeleteCluster":  # the PodGroup is zeroed by the next `up`
             assert pg_gang(assert_converges(plan, before, now, ups=2)[1]) == (0, {})
+        elif policy == "DeleteWorkers":  # and shrunk to the head by the next `up`
+            assert pg_gang(decided) == (3, NO_SUBMITTER)
+            assert pg_gang(assert_converges(plan, before, now, ups=2)[1]) == (1, HEAD_ONLY)
         else:
             assert_idempotent(plan, before, now)
     # From the DeleteWorkers state, the cluster rule removes what is left of the cluster.
@@ -218,8 +287,8 @@ def test_legacy_policies_win_over_shutdown() -> None:
     late = decide(plan, facts(before), AFTER_TTL)
     assert late.cleanup == "DeleteWorkers"
     assert "raycluster" in roles(late)  # not deleted: the strategy replaces shutdown
-    assert pg_gang(late) == (1, HEAD_ONLY)
-    assert_idempotent(plan, before, AFTER_TTL)
+    assert pg_gang(late) == (3, NO_SUBMITTER)  # kept while the workers go
+    assert pg_gang(assert_converges(plan, before, AFTER_TTL, ups=2)[1]) == (1, HEAD_ONLY)
     failed = decide(plan, facts(snapshot("failed.yaml")), AFTER_TTL)
     assert failed.cleanup == "DeleteCluster" and "raycluster" not in roles(failed)
 

@@ -17,6 +17,10 @@ blocked. A pod never placed holds nothing: a gang stuck unplaced (failed at its 
 deadline) still frees the queue in the ``up`` that deletes it, and must, since another job of
 the stack waiting for that room would otherwise fail that ``up`` (its RayCluster never ready),
 and Pulumi deletes nothing after a failed step.
+
+DeleteWorkers follows the same rule for the workers' share: the ``up`` that suspends the
+worker groups (or scales them to zero) leaves the PodGroup as it was while the facts show a
+worker pod bound to a node, and the first ``up`` whose facts show none shrinks it to the head.
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ from raygang.kuberay.jobplan import JobPlan
 from raygang.lifecycle.facts.model import JobFacts
 from raygang.lifecycle.model import LATER
 
-__all__ = ["Held", "held_until_gone"]
+__all__ = ["Held", "held_until_gone", "workers_held_until_gone"]
 
 
 @dataclass(frozen=True)
@@ -57,5 +61,23 @@ def held_until_gone(plan: JobPlan, facts: JobFacts) -> Held | None:
         later=(
             f"{LATER}zero PodGroup/{plan.podgroup_name} on the first `pulumi up` after "
             f"RayCluster/{plan.name} and its pods are gone"
+        ),
+    )
+
+
+def workers_held_until_gone(plan: JobPlan, facts: JobFacts) -> Held | None:
+    """Why the PodGroup must keep the workers' share yet; None once no worker pod holds a node."""
+    if not facts.workers_hold:
+        return None
+    left = (
+        f"{len(facts.worker_pods)} bound worker pod(s) of RayCluster/{plan.name} left"
+        if facts.worker_pods
+        else f"the workers of RayCluster/{plan.name} not yet gone, its pods not in the facts"
+    )
+    return Held(
+        why=f"the workers' share kept while their pods may still hold resources ({left})",
+        later=(
+            f"{LATER}shrink PodGroup/{plan.podgroup_name} to the head on the first `pulumi up` "
+            f"after the worker pods of RayCluster/{plan.name} are gone"
         ),
     )

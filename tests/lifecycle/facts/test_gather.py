@@ -160,13 +160,14 @@ def test_the_pods_of_the_cluster_that_hold_a_node_and_only_those() -> None:
     def pod(
         name: str, cluster: str, node: str | None = "n1", phase: str = "Running", **meta: Any
     ) -> dict[str, Any]:
+        node_type = "head" if "-head-" in name else "worker"
         return {
             "apiVersion": "v1",
             "kind": "Pod",
             "metadata": {
                 "name": name,
                 "namespace": meta.pop("namespace", "ml"),
-                "labels": {"ray.io/cluster": cluster, "ray.io/node-type": "worker"},
+                "labels": {"ray.io/cluster": cluster, "ray.io/node-type": node_type},
                 **meta,
             },
             "spec": {"nodeName": node} if node else {},
@@ -188,11 +189,16 @@ def test_the_pods_of_the_cluster_that_hold_a_node_and_only_those() -> None:
     assert found.cluster is None
     assert found.cluster_pods == ("rayjob-sample-head-a", "rayjob-sample-worker-b")
     assert found.cluster_holds
+    # DeleteWorkers waits for the workers among them (the same test of holding a node).
+    assert found.worker_pods == ("rayjob-sample-worker-b",)
+    assert found.workers_hold
     assert facts("sidecar-succeeded.yaml").cluster_pods == ("rayjob-sample-head-7xk2p",)
+    assert not facts("sidecar-succeeded.yaml").workers_hold  # the head alone holds
     assert not facts("cleaned-up.yaml").cluster_holds
     # The RayCluster itself, with no Pods in the snapshot to tell.
     running = facts("running.yaml")
     assert running.cluster_holds and not running.pods_observed
+    assert running.workers_hold  # its worker groups not suspended nor scaled to zero
     # Its pods listed, none placed: nothing is held.
     unplaced = snapshot_from_objects(
         [

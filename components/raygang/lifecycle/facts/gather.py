@@ -111,8 +111,11 @@ def _head_pod(snapshot: ClusterSnapshot, namespace: str, cluster: str) -> Mappin
     return None
 
 
-def _cluster_pods(snapshot: ClusterSnapshot, namespace: str, cluster: str) -> tuple[str, ...]:
-    """The cluster's pods that hold their nodes' resources: bound and not finished.
+def _cluster_pods(
+    snapshot: ClusterSnapshot, namespace: str, cluster: str, node_type: str | None = None
+) -> tuple[str, ...]:
+    """The cluster's pods (of ``node_type`` when given) that hold their nodes' resources:
+    bound and not finished.
 
     Terminating pods count (a pod holds its node until it is gone, as the scheduler's cache
     keeps it); a pod never placed holds nothing, nor does one whose containers have all
@@ -121,9 +124,11 @@ def _cluster_pods(snapshot: ClusterSnapshot, namespace: str, cluster: str) -> tu
     names = []
     for pod in snapshot.of_kind("Pod"):
         meta = as_mapping(pod.get("metadata"))
+        labels = as_mapping(meta.get("labels"))
         if (
             (meta.get("namespace") or "") == namespace
-            and as_mapping(meta.get("labels")).get("ray.io/cluster") == cluster
+            and labels.get("ray.io/cluster") == cluster
+            and node_type in (None, labels.get("ray.io/node-type"))
             and as_mapping(pod.get("spec")).get("nodeName")
             and as_mapping(pod.get("status")).get("phase") not in ("Succeeded", "Failed")
         ):
@@ -363,5 +368,6 @@ def gather_facts(snapshot: ClusterSnapshot, namespace: str, name: str) -> JobFac
         record=_record_facts(record, notes) if record is not None else None,
         pods_observed=snapshot.has_kind("Pod"),
         cluster_pods=_cluster_pods(snapshot, namespace, name),
+        worker_pods=_cluster_pods(snapshot, namespace, name, "worker"),
         notes=tuple(notes),
     )

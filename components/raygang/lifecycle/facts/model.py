@@ -288,6 +288,8 @@ class JobFacts:
             ``ray.io/cluster``) that hold their nodes' resources: bound to a node and not
             finished (phase neither ``Succeeded`` nor ``Failed``), terminating ones included,
             since a pod holds its node until it is gone. A pod never placed holds nothing.
+        worker_pods: those of :attr:`cluster_pods` that are workers (label
+            ``ray.io/node-type: worker``): what DeleteWorkers waits for.
         notes: what could not be read, one line each.
     """
 
@@ -300,6 +302,7 @@ class JobFacts:
     record: RecordFacts | None = None
     pods_observed: bool = False
     cluster_pods: tuple[str, ...] = ()
+    worker_pods: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
 
     @property
@@ -321,6 +324,23 @@ class JobFacts:
         exists (deleting or not) and the snapshot holds no Pods to tell.
         """
         return bool(self.cluster_pods) or (self.cluster is not None and not self.pods_observed)
+
+    @property
+    def workers_hold(self) -> bool:
+        """Worker pods of the RayCluster may still hold their nodes' resources.
+
+        True when a bound worker pod of it is in the facts (:attr:`worker_pods`: suspended or
+        scaled to zero, they still terminate), or when the snapshot holds no Pods to tell and
+        the live RayCluster does not yet show its workers gone (every group suspended and
+        the operator not refusing it, or every group scaled to zero).
+        """
+        if self.worker_pods:
+            return True
+        cluster = self.cluster
+        if cluster is None or self.pods_observed:
+            return False
+        suspended = cluster.workers_suspended and cluster.suspend_refused is None
+        return not (suspended or cluster.workers_scaled_to_zero)
 
     @property
     def attempt(self) -> int:

@@ -31,7 +31,7 @@ from raygang.lifecycle.declared import (
 from raygang.lifecycle.facts.clock import format_time
 from raygang.lifecycle.facts.model import JobFacts
 from raygang.lifecycle.model import LATER, Declaration, Run
-from raygang.lifecycle.release import Held, held_until_gone
+from raygang.lifecycle.release import Held, held_until_gone, workers_held_until_gone
 from raygang.rayjob.spec import RayClusterSpec
 
 __all__ = ["SCALED_TO_ZERO", "declare_finished"]
@@ -91,10 +91,14 @@ def declare_finished(run: Run) -> Declaration:
                     reasons.append(SCALED_TO_ZERO)
             declared["raycluster"] = rc
             cluster_spec = _cluster_spec_for(plan, facts, rc)
-            if policy == "DeleteWorkers":
-                # The gang of the cluster as this run leaves it. KubeRay recomputes from
-                # its informer cache and catches up one reconcile later; one `up` here
-                # converges at once.
+            held = workers_held_until_gone(plan, facts) if policy == "DeleteWorkers" else None
+            if held is not None:
+                # Suspended or scaled to zero, worker pods still hold their nodes until
+                # they are gone: the PodGroup keeps the workers' share for now.
+                cluster_spec = _spec_with_workers(plan, facts, resources["raycluster"])
+            elif policy == "DeleteWorkers":
+                # The gang of the cluster as this run leaves it, once no worker pod holds a
+                # node. KubeRay recomputes from its informer cache as the workers go.
                 gone = (
                     {"replicas": 0, "min_replicas": 0, "suspend": None}
                     if refused
@@ -112,9 +116,10 @@ def declare_finished(run: Run) -> Declaration:
         # A cluster deleted now, or already being deleted, may still have pods holding their
         # nodes' resources: its PodGroup keeps the cluster's gang until the facts show nothing
         # of it left (KubeRay's branches 5 and 6 zero it on the deletionTimestamp already).
-        held = held_until_gone(plan, facts) if cluster_spec is None else None
-        if held is not None and "raycluster" in resources:
-            cluster_spec = _cluster_spec_for(plan, facts, resources["raycluster"])
+        if cluster_spec is None:
+            held = held_until_gone(plan, facts)
+            if held is not None and "raycluster" in resources:
+                cluster_spec = _cluster_spec_for(plan, facts, resources["raycluster"])
         if cluster_spec is not None:
             # CleanupOnCompletion branch 7: recompute from the live cluster, no submitter.
             try:
@@ -182,3 +187,15 @@ def _cluster_spec_for(plan: JobPlan, facts: JobFacts, declared: PlannedResource)
         return live
     # The live spec could not be read: the declared one is what KubeRay would be running.
     return RayClusterSpec.model_validate(declared.manifest.get("spec") or {})
+
+
+def _spec_with_workers(plan: JobPlan, facts: JobFacts, declared: PlannedResource) -> RayClusterSpec:
+    """The cluster's spec with its workers, for the share DeleteWorkers keeps while they go.
+
+    The live spec until an earlier `up` suspended or scaled its groups; from then on the
+    declared one, which the workers ran under.
+    """
+    live = facts.cluster
+    if live is not None and (live.suspended_groups or live.scaled_to_zero_groups):
+        return RayClusterSpec.model_validate(declared.manifest.get("spec") or {})
+    return _cluster_spec_for(plan, facts, declared)
