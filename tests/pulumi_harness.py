@@ -42,6 +42,7 @@ class Registration:
     inputs: dict[str, Any]
     delete_before_replace: bool
     replace_on_changes: list[str]
+    ignore_changes: list[str]
     custom: bool
 
 
@@ -66,6 +67,7 @@ class RecordingMonitor(MockMonitor):  # type: ignore[misc]
                     inputs=rpc.deserialize_properties(request.object),
                     delete_before_replace=request.deleteBeforeReplace,
                     replace_on_changes=list(request.replaceOnChanges),
+                    ignore_changes=list(request.ignoreChanges),
                     custom=request.custom,
                 )
             )

@@ -360,3 +360,63 @@ def test_code_package_pieces_are_configmaps_before_the_submitter(
     assert piece.inputs["metadata"]["ownerReferences"][0]["name"] == "demo-job"
     assert piece.urn in job.dependencies and record.urn in piece.dependencies
     assert monitor.registrations.index(piece) < monitor.registrations.index(job)
+
+
+def _own_cluster(autoscaling: bool | None) -> dict[str, Any]:
+    """tests/fixtures/good/raycluster.yaml in the dev stack's queue, autoscaling or not."""
+    import yaml
+
+    doc: dict[str, Any] = yaml.safe_load(
+        (ROOT / "tests" / "fixtures" / "good" / "raycluster.yaml").read_text()
+    )
+    doc["metadata"]["labels"]["volcano.sh/queue-name"] = "ray-batch"
+    if autoscaling is not None:
+        doc["spec"]["enableInTreeAutoscaling"] = autoscaling
+    return doc
+
+
+#: What the Ray autoscaler writes in a two-group RayCluster (kuberay/autoscaling.py).
+AUTOSCALED = [
+    "spec.workerGroupSpecs[0].replicas",
+    "spec.workerGroupSpecs[0].scaleStrategy",
+    "spec.workerGroupSpecs[1].replicas",
+    "spec.workerGroupSpecs[1].scaleStrategy",
+]
+
+
+class TestAutoscalerOwnedFields:
+    """With enableInTreeAutoscaling the autoscaler sizes the worker groups: a refreshed
+    state's replicas must not be reverted, on either RayCluster path."""
+
+    @pytest.mark.parametrize("autoscaling", [True, False, None], ids=["on", "off", "unset"])
+    def test_a_rayjobs_cluster(self, autoscaling: bool | None, preview: bool) -> None:
+        config = stack_config("dev")
+        job = rayjob(
+            "scaled",
+            workers=[worker("a", 1, 1, 3, 1), worker("b", 2, 1, 4, 2)],
+            autoscaling=autoscaling,
+            labels={"volcano.sh/queue-name": "ray-batch"},
+        )
+        config["raygang:jobs"] = json.dumps([job])
+        monitor = install(config, preview)
+        run_program(monitor)
+        (cluster,) = monitor.of_type(RC_T)
+        assert cluster.ignore_changes == (AUTOSCALED if autoscaling else [])
+        # The gang counts minReplicas under autoscaling: the autoscaler's edits leave it be.
+        pg = monitor.of_type(PG_T)[0]
+        assert pg.inputs["spec"]["minMember"] == (1 + 1 + 2 if autoscaling else 1 + 1 + 4)
+        for other in (*monitor.of_type(PG_T), *monitor.of_type(CM_T), *monitor.of_type(JOB_T)):
+            assert other.ignore_changes == [], other.name
+
+    @pytest.mark.parametrize("autoscaling", [True, False, None], ids=["on", "off", "unset"])
+    def test_a_rayclusters_own(self, autoscaling: bool | None, preview: bool) -> None:
+        config = stack_config("dev")
+        own = _own_cluster(autoscaling)
+        config["raygang:jobs"] = json.dumps([*json.loads(config["raygang:jobs"]), own])
+        monitor = install(config, preview)
+        run_program(monitor)
+        ours = monitor.by_name("RayCluster/default/shared-dev-raycluster")
+        assert ours.ignore_changes == (AUTOSCALED if autoscaling else [])
+        assert monitor.by_name("RayCluster/default/shared-dev-podgroup").ignore_changes == []
+        # The RayJob's cluster beside it does not autoscale.
+        assert monitor.by_name("default/demo-job-raycluster").ignore_changes == []

@@ -12,6 +12,7 @@ import pulumi
 from raygang.component.queue import VolcanoQueue, queue_after_creation
 from raygang.component.resources import custom_resource
 from raygang.kube.errors import SpecError
+from raygang.kuberay.autoscaling import autoscaler_owned_paths
 from raygang.kuberay.manifests import QUEUE_LABEL
 from raygang.plan import PlannedCluster
 
@@ -79,6 +80,9 @@ class RayClusterGang(pulumi.ComponentResource):
                 depends_on=deps,
                 # Fixed names: a replacement must not meet its predecessor (see RayJobGang).
                 delete_before_replace=True,
+                # The worker groups' sizes an autoscaling RayCluster's autoscaler sets, as
+                # for a RayJob's cluster (kuberay/autoscaling.py).
+                ignore_changes=list(autoscaler_owned_paths(resource.manifest)) or None,
             )
             metadata = dict(resource.manifest["metadata"])
             rname = f"{name}-{resource.role}"

@@ -10,6 +10,7 @@ from raygang.component.args import RayJobGangArgs
 from raygang.component.planning import job_from_args
 from raygang.component.queue import queue_after_creation
 from raygang.component.resources import custom_resource, or_run_error, secret_input
+from raygang.kuberay.autoscaling import autoscaler_owned_paths
 from raygang.kuberay.manifests import owner_reference
 from raygang.plan import PlannedJob
 
@@ -57,7 +58,13 @@ class RayJobGang(pulumi.ComponentResource):
                 parent=self,
                 depends_on=deps,
                 replace_on_changes=list(resource.replace_on_changes) or None,
-                ignore_changes=list(ignored.get(resource.role, ())) or None,
+                # The lifecycle's paths, and the worker groups' sizes an autoscaling
+                # RayCluster's autoscaler sets (kuberay/autoscaling.py).
+                ignore_changes=[
+                    *ignored.get(resource.role, ()),
+                    *autoscaler_owned_paths(resource.manifest),
+                ]
+                or None,
                 # Every object has a fixed name, so a replacement created before the old one
                 # is deleted meets it under the same name: the real API server answered a
                 # queue change's PodGroup with a server-side apply conflict on .spec.queue.
