@@ -23,7 +23,7 @@ description), plain types for inputs planning needs (the schema marks them ``pla
 
 # No `from __future__ import annotations`: the schema analyzer reads the annotations as
 # objects (inspect.get_annotations without eval_str).
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NotRequired, TypedDict, TypeVar
 
@@ -44,6 +44,7 @@ from raygang.component.rayjobgang import RayJobGang as _RayJobGang
 from raygang.kube.errors import SpecError
 from raygang.loader import load_documents
 from raygang.pipeline import plan_program
+from raygang.plan import StackPlan
 from raygang.volcano.queue import parse_queue
 
 PACKAGE = "raygang"
@@ -282,46 +283,8 @@ class RayJobGang(_RayJobGang):
         self, name: str, args: RayJobGangInputs, opts: pulumi.ResourceOptions | None = None
     ) -> None:
         component = f"RayJobGang {name}"
-        source = f"{component} input"
-        manifest = must_be_known(args.get("manifest"), "manifest", component)
         companions = must_be_known(args.get("companions", []), "companions", component)
-        given_inputs: Mapping[str, object] = args
-        values = {
-            key: must_be_known(given_inputs[field], field_name(field), component)
-            for field, key in _SETTING_KEYS.items()
-            if given_inputs.get(field) is not None
-        }
-        snapshot_path = values.get("clusterSnapshot")
-        if isinstance(snapshot_path, str) and not Path(snapshot_path).is_absolute():
-            raise pulumi.RunError(
-                f"raygang: {component} input clusterSnapshot {snapshot_path!r} must be an "
-                "absolute path: the provider runs in its own directory, not the program's "
-                "(in YAML, write ${pulumi.cwd}/" + snapshot_path + ")"
-            )
-        given = must_be_known(args.get("queue"), "queue", component)
-        queue = _queue_of(given, component)
-
-        docs = [(f"{source} manifest", manifest)]
-        docs += [(f"{source} manifest (document {i + 2})", c) for i, c in enumerate(companions)]
-        if queue is not None:
-            docs.append((f"{source} queue", queue.decl.manifest()))
-        planned = _or_run_error(
-            lambda: plan_program(
-                values.get,
-                f"{component} inputs",
-                lambda _settings, _live: load_documents(docs),
-                base=Path("/"),
-            )
-        )
-        stack, gate = planned.plan, planned.gate
-        if gate.errors:
-            raise pulumi.RunError(
-                "raygang: "
-                + "\nraygang: ".join(gate.errors)
-                + f"\n(set the preflight input of {component} to warn to apply anyway)"
-            )
-        for warning in gate.warnings:
-            pulumi.log.warn(f"raygang: {warning}")
+        stack, given, queue = _plan_inputs(component, args, companions)
         if len(stack.jobs) != 1:
             raise pulumi.RunError(
                 f"raygang: {component} input manifest must be one RayJob (apiVersion ray.io/v1, "
@@ -371,42 +334,7 @@ class RayClusterGang(_RayClusterGang):
         self, name: str, args: RayClusterGangInputs, opts: pulumi.ResourceOptions | None = None
     ) -> None:
         component = f"RayClusterGang {name}"
-        source = f"{component} input"
-        manifest = must_be_known(args.get("manifest"), "manifest", component)
-        given_inputs: Mapping[str, object] = args
-        values = {
-            key: must_be_known(given_inputs[field], field_name(field), component)
-            for field, key in _SETTING_KEYS.items()
-            if given_inputs.get(field) is not None
-        }
-        snapshot_path = values.get("clusterSnapshot")
-        if isinstance(snapshot_path, str) and not Path(snapshot_path).is_absolute():
-            raise pulumi.RunError(
-                f"raygang: {component} input clusterSnapshot {snapshot_path!r} must be an "
-                "absolute path: the provider runs in its own directory, not the program's"
-            )
-        given = must_be_known(args.get("queue"), "queue", component)
-        queue = _queue_of(given, component)
-        docs = [(f"{source} manifest", manifest)]
-        if queue is not None:
-            docs.append((f"{source} queue", queue.decl.manifest()))
-        planned = _or_run_error(
-            lambda: plan_program(
-                values.get,
-                f"{component} inputs",
-                lambda _settings, _live: load_documents(docs),
-                base=Path("/"),
-            )
-        )
-        stack, gate = planned.plan, planned.gate
-        if gate.errors:
-            raise pulumi.RunError(
-                "raygang: "
-                + "\nraygang: ".join(gate.errors)
-                + f"\n(set the preflight input of {component} to warn to apply anyway)"
-            )
-        for warning in gate.warnings:
-            pulumi.log.warn(f"raygang: {warning}")
+        stack, given, queue = _plan_inputs(component, args, ())
         if stack.jobs or len(stack.clusters) != 1:
             raise pulumi.RunError(
                 f"raygang: {component} input manifest must be one RayCluster (apiVersion "
@@ -421,6 +349,51 @@ class RayClusterGang(_RayClusterGang):
                 "to the label's queue"
             )
         super().__init__(name, _ClusterArgs(cluster=cluster, queue=queue), opts)
+
+
+def _plan_inputs(
+    component: str, args: Mapping[str, Any], companions: Sequence[object]
+) -> tuple[StackPlan, object, _VolcanoQueue | None]:
+    """Plan a component's manifest (and companions, and queue) as the stack program plans
+    its files: the same pass, the same gate. Returns the plan, the queue input as given
+    and the VolcanoQueue it names (None for a name or no queue)."""
+    source = f"{component} input"
+    manifest = must_be_known(args.get("manifest"), "manifest", component)
+    values = {
+        key: must_be_known(args[field], field_name(field), component)
+        for field, key in _SETTING_KEYS.items()
+        if args.get(field) is not None
+    }
+    snapshot_path = values.get("clusterSnapshot")
+    if isinstance(snapshot_path, str) and not Path(snapshot_path).is_absolute():
+        raise pulumi.RunError(
+            f"raygang: {component} input clusterSnapshot {snapshot_path!r} must be an "
+            "absolute path: the provider runs in its own directory, not the program's "
+            "(in YAML, write ${pulumi.cwd}/" + snapshot_path + ")"
+        )
+    given = must_be_known(args.get("queue"), "queue", component)
+    queue = _queue_of(given, component)
+    docs = [(f"{source} manifest", manifest)]
+    docs += [(f"{source} manifest (document {i + 2})", c) for i, c in enumerate(companions)]
+    if queue is not None:
+        docs.append((f"{source} queue", queue.decl.manifest()))
+    planned = _or_run_error(
+        lambda: plan_program(
+            values.get,
+            f"{component} inputs",
+            lambda _settings, _live: load_documents(docs),
+            base=Path("/"),
+        )
+    )
+    if planned.gate.errors:
+        raise pulumi.RunError(
+            "raygang: "
+            + "\nraygang: ".join(planned.gate.errors)
+            + f"\n(set the preflight input of {component} to warn to apply anyway)"
+        )
+    for warning in planned.gate.warnings:
+        pulumi.log.warn(f"raygang: {warning}")
+    return planned.plan, given, queue
 
 
 def _beside(opts: pulumi.ResourceOptions | None) -> pulumi.ResourceOptions | None:
