@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from raygang.kube.quantity import format_resource_list
 from raygang.kube.secretkind import secret_keys
+from raygang.kuberay.gang import Gang
 from raygang.kuberay.jobplan import JobPlan
 from raygang.plan import Companion, PlannedCluster, PlannedJob, StackPlan, generate_name_prefix
 from raygang.render.order import companion_deps
@@ -46,17 +47,7 @@ def _job_table(job: PlannedJob, companions: Sequence[Companion] = ()) -> list[st
         "the submitter is reserved but never counted)"
     )
     lines += _sub_gang_lines(plan)
-    rows = [["role", "group", "members", "reserved", *names]]
-    for share in gang.shares:
-        per = format_resource_list(share.per_pod)
-        rows.append(
-            [share.role, share.group, str(share.members), str(share.reserved)]
-            + [per.get(n, "-") for n in names]
-        )
-    lines.append("  pods (per pod)")
-    lines += _table(rows, "    ")
-    resources = ", ".join(f"{k} {v}" for k, v in gang.min_resources_strings().items()) or "{}"
-    lines.append(f"  minResources  {resources}")
+    lines += _gang_lines(gang, names)
     declared = (job.declared_min_member, job.declared_min_resources)
     if declared != (gang.min_member, gang.min_resources_strings()):
         now = ", ".join(f"{k} {v}" for k, v in declared[1].items()) or "{}"
@@ -128,6 +119,19 @@ def _sub_gang_lines(plan: JobPlan) -> list[str]:
     ]
 
 
+def _gang_lines(gang: Gang, names: Sequence[str]) -> list[str]:
+    """The gang's pods, per pod, and its minResources: the same for a job and a cluster."""
+    rows = [["role", "group", "members", "reserved", *names]]
+    for share in gang.shares:
+        per = format_resource_list(share.per_pod)
+        rows.append(
+            [share.role, share.group, str(share.members), str(share.reserved)]
+            + [per.get(n, "-") for n in names]
+        )
+    resources = ", ".join(f"{k} {v}" for k, v in gang.min_resources_strings().items()) or "{}"
+    return ["  pods (per pod)", *_table(rows, "    "), f"  minResources  {resources}"]
+
+
 def _cluster_table(cluster: PlannedCluster) -> list[str]:
     plan = cluster.plan
     gang = plan.gang
@@ -143,17 +147,7 @@ def _cluster_table(cluster: PlannedCluster) -> list[str]:
     ]
     workers = sum(s.members for s in gang.shares if s.role == "worker")
     lines.append(f"  minMember     {gang.min_member}  (1 head + {workers} workers; no submitter)")
-    rows = [["role", "group", "members", "reserved", *names]]
-    for share in gang.shares:
-        per = format_resource_list(share.per_pod)
-        rows.append(
-            [share.role, share.group, str(share.members), str(share.reserved)]
-            + [per.get(n, "-") for n in names]
-        )
-    lines.append("  pods (per pod)")
-    lines += _table(rows, "    ")
-    resources = ", ".join(f"{k} {v}" for k, v in gang.min_resources_strings().items()) or "{}"
-    lines.append(f"  minResources  {resources}")
+    lines += _gang_lines(gang, names)
     declared = (cluster.declared_min_member, cluster.declared_min_resources)
     if declared != (gang.min_member, gang.min_resources_strings()):
         now = ", ".join(f"{k} {v}" for k, v in declared[1].items()) or "{}"
