@@ -9,6 +9,7 @@ from typing import Any, TextIO
 
 from raygang.kube.quantity import format_resource_list
 from raygang.kube.secretkind import secret_keys
+from raygang.kuberay.gang import Gang
 from raygang.plan import Companion, PlannedCluster, PlannedJob, StackPlan, generate_name_prefix
 from raygang.render.order import companion_deps
 
@@ -56,6 +57,27 @@ def _companion_document(companion: Companion) -> dict[str, Any]:
     return doc
 
 
+def _gang_fields(gang: Gang, kuberay: Gang) -> dict[str, Any]:
+    """A job's or a cluster's pods, its gang and KubeRay's, as the JSON document has them."""
+    return {
+        "pods": [
+            {
+                "role": share.role,
+                "group": share.group,
+                "members": share.members,
+                "reserved": share.reserved,
+                "perPod": format_resource_list(share.per_pod),
+            }
+            for share in gang.shares
+        ],
+        "gang": {"minMember": gang.min_member, "minResources": gang.min_resources_strings()},
+        "kuberay": {
+            "minMember": kuberay.min_member,
+            "minResources": kuberay.min_resources_strings(),
+        },
+    }
+
+
 def _job_document(job: PlannedJob, companions: Sequence[Companion] = ()) -> dict[str, Any]:
     plan = job.plan
     gang = plan.gang
@@ -79,24 +101,7 @@ def _job_document(job: PlannedJob, companions: Sequence[Companion] = ()) -> dict
         "mode": plan.mode,
         "accounting": str(gang.accounting),
         "podGroup": podgroup,
-        "pods": [
-            {
-                "role": share.role,
-                "group": share.group,
-                "members": share.members,
-                "reserved": share.reserved,
-                "perPod": format_resource_list(share.per_pod),
-            }
-            for share in gang.shares
-        ],
-        "gang": {
-            "minMember": gang.min_member,
-            "minResources": gang.min_resources_strings(),
-        },
-        "kuberay": {
-            "minMember": plan.kuberay_gang.min_member,
-            "minResources": plan.kuberay_gang.min_resources_strings(),
-        },
+        **_gang_fields(gang, plan.kuberay_gang),
         "differences": list(gang.differences),
         "submissionId": job.submission_id,
         "dashboardUrl": plan.dashboard_url,
@@ -139,24 +144,7 @@ def _cluster_document(cluster: PlannedCluster) -> dict[str, Any]:
             "queue": plan.queue,
             "priorityClassName": plan.priority_class,
         },
-        "pods": [
-            {
-                "role": share.role,
-                "group": share.group,
-                "members": share.members,
-                "reserved": share.reserved,
-                "perPod": format_resource_list(share.per_pod),
-            }
-            for share in gang.shares
-        ],
-        "gang": {
-            "minMember": gang.min_member,
-            "minResources": gang.min_resources_strings(),
-        },
-        "kuberay": {
-            "minMember": plan.kuberay_gang.min_member,
-            "minResources": plan.kuberay_gang.min_resources_strings(),
-        },
+        **_gang_fields(gang, plan.kuberay_gang),
         "differences": list(plan.differences),
         "actions": list(cluster.actions),
         "dashboardUrl": plan.dashboard_url,
