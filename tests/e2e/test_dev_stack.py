@@ -227,6 +227,12 @@ def test_e_live_facts_converge_once_the_job_is_done(
         60,
         "RayCluster deleted",
     )
+    # The `up` that deletes the cluster keeps its gang in the PodGroup (its facts were read
+    # while the cluster's pods still held their nodes); the next one, whose facts show none,
+    # releases it (lifecycle/release.py).
+    pg = cluster.get("podgroups.scheduling.volcano.sh", PG, "-n", NS)
+    assert pg["spec"].get("minMember") == 4, pg["spec"]
+    dev.run("up", "--yes", "--skip-preview", "--stack", STACK)
     pg = cluster.get("podgroups.scheduling.volcano.sh", PG, "-n", NS)
     # Zero is Volcano's omitempty default: its mutating webhook drops the field.
     assert pg["spec"].get("minMember", 0) == 0, pg["spec"]
