@@ -1,4 +1,5 @@
-"""The small RayJob the real-engine tests deploy: one head and worker group of 1 cpu / 1Gi pods.
+"""The small RayJob the real-engine tests deploy: one head and worker group of 1 cpu / 1Gi pods;
+and the small RayCluster of its own: a head, a 1-cpu group and a group of 2-host replicas.
 
 kwok runs no containers, so the entrypoint never runs; in K8sJobMode kwok finishes the
 submitter's pod at once, in SidecarMode the head's submitter never exits.
@@ -8,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["small_rayjob"]
+__all__ = ["container", "small_raycluster", "small_rayjob"]
 
 _CONTAINER = {
     "image": "rayproject/ray:2.52.0",
@@ -67,4 +68,64 @@ def small_rayjob(
             },
             **spec,
         },
+    }
+
+
+def container(name: str, cpu: str, memory: str) -> dict[str, Any]:
+    """A container of the Ray image requesting ``cpu`` and ``memory``."""
+    return {
+        "name": name,
+        "image": "rayproject/ray:2.52.0",
+        "resources": {"requests": {"cpu": cpu, "memory": memory}},
+    }
+
+
+def small_raycluster(
+    name: str,
+    queue: str,
+    *,
+    namespace: str = "default",
+    replicas: int = 1,
+    autoscaling: bool = False,
+    head_init: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The RayCluster ``name`` in ``queue``: a 1 cpu / 1Gi head (``head_init``: an init
+    container of its pod), group ``cpu`` of ``replicas`` 1 cpu / 1Gi pods (1..4), group
+    ``pairs`` of one 2-host replica of 500m / 512Mi pods (0..3 with ``autoscaling``, which
+    turns the in-tree autoscaler on)."""
+    head: dict[str, Any] = {"containers": [container("ray-head", "1", "1Gi")]}
+    if head_init is not None:
+        head = {"initContainers": [head_init], **head}
+    pairs: dict[str, Any] = {"groupName": "pairs", "replicas": 1}
+    if autoscaling:
+        pairs.update(minReplicas=0, maxReplicas=3)
+    pairs.update(
+        numOfHosts=2,
+        rayStartParams={},
+        template={"spec": {"containers": [container("ray-worker", "500m", "512Mi")]}},
+    )
+    spec: dict[str, Any] = {"rayVersion": "2.52.0"}
+    if autoscaling:
+        spec["enableInTreeAutoscaling"] = True
+    spec["headGroupSpec"] = {"rayStartParams": {}, "template": {"spec": head}}
+    spec["workerGroupSpecs"] = [
+        {
+            "groupName": "cpu",
+            "replicas": replicas,
+            "minReplicas": 1,
+            "maxReplicas": 4,
+            "rayStartParams": {},
+            "template": {"spec": {"containers": [container("ray-worker", "1", "1Gi")]}},
+        },
+        pairs,
+    ]
+    return {
+        "apiVersion": "ray.io/v1",
+        "kind": "RayCluster",
+        "metadata": {
+            "name": name,
+            "namespace": namespace,
+            "labels": {"volcano.sh/queue-name": queue},
+        },
+        "spec": spec,
     }

@@ -23,6 +23,7 @@ import yaml
 from raygang_localcluster import LocalCluster, LocalPulumi, wait_until
 
 from tests.e2e.conftest import make_pulumi
+from tests.e2e.jobs import small_raycluster
 
 pytestmark = pytest.mark.e2e
 
@@ -35,50 +36,9 @@ PG_KIND = "podgroups.scheduling.volcano.sh"
 RC_KIND = "rayclusters.ray.io"
 
 
-def _container(name: str, cpu: str, memory: str) -> dict[str, Any]:
-    return {
-        "name": name,
-        "image": "rayproject/ray:2.52.0",
-        "resources": {"requests": {"cpu": cpu, "memory": memory}},
-    }
-
-
 def _raycluster() -> dict[str, Any]:
     """1 head, worker group ``cpu`` 1 replica (1..4), group ``pairs`` 1 × 2 hosts (0..3)."""
-    return {
-        "apiVersion": "ray.io/v1",
-        "kind": "RayCluster",
-        "metadata": {"name": NAME, "namespace": NS, "labels": {"volcano.sh/queue-name": QUEUE}},
-        "spec": {
-            "rayVersion": "2.52.0",
-            "enableInTreeAutoscaling": True,
-            "headGroupSpec": {
-                "rayStartParams": {},
-                "template": {"spec": {"containers": [_container("ray-head", "1", "1Gi")]}},
-            },
-            "workerGroupSpecs": [
-                {
-                    "groupName": "cpu",
-                    "replicas": 1,
-                    "minReplicas": 1,
-                    "maxReplicas": 4,
-                    "rayStartParams": {},
-                    "template": {"spec": {"containers": [_container("ray-worker", "1", "1Gi")]}},
-                },
-                {
-                    "groupName": "pairs",
-                    "replicas": 1,
-                    "minReplicas": 0,
-                    "maxReplicas": 3,
-                    "numOfHosts": 2,
-                    "rayStartParams": {},
-                    "template": {
-                        "spec": {"containers": [_container("ray-worker", "500m", "512Mi")]}
-                    },
-                },
-            ],
-        },
-    }
+    return small_raycluster(NAME, QUEUE, namespace=NS, autoscaling=True)
 
 
 @pytest.fixture(scope="module")

@@ -33,6 +33,7 @@ import yaml
 from raygang_localcluster import LocalCluster, LocalPulumi, wait_until
 
 from tests.e2e.conftest import make_pulumi
+from tests.e2e.jobs import container, small_raycluster
 
 pytestmark = pytest.mark.e2e
 
@@ -47,53 +48,12 @@ RC_KIND = "rayclusters.ray.io"
 RESYNC_WARNING = "re-syncs a RayCluster's PodGroup"
 
 
-def _container(name: str, cpu: str, memory: str) -> dict[str, Any]:
-    return {
-        "name": name,
-        "image": "rayproject/ray:2.52.0",
-        "resources": {"requests": {"cpu": cpu, "memory": memory}},
-    }
-
-
 def _raycluster(replicas: int = 1, **extra: Any) -> dict[str, Any]:
     """1 head (1 cpu, an init container of 2), ``replicas`` × 1 cpu, 1 replica × 2 hosts."""
-    doc: dict[str, Any] = {
-        "apiVersion": "ray.io/v1",
-        "kind": "RayCluster",
-        "metadata": {"name": NAME, "namespace": NS, "labels": {"volcano.sh/queue-name": QUEUE}},
-        "spec": {
-            "rayVersion": "2.52.0",
-            "headGroupSpec": {
-                "rayStartParams": {},
-                "template": {
-                    "spec": {
-                        # The pod requests 2 cpu; KubeRay counts only the 1 of its containers.
-                        "initContainers": [_container("fetch", "2", "1Gi")],
-                        "containers": [_container("ray-head", "1", "1Gi")],
-                    }
-                },
-            },
-            "workerGroupSpecs": [
-                {
-                    "groupName": "cpu",
-                    "replicas": replicas,
-                    "minReplicas": 1,
-                    "maxReplicas": 4,
-                    "rayStartParams": {},
-                    "template": {"spec": {"containers": [_container("ray-worker", "1", "1Gi")]}},
-                },
-                {
-                    "groupName": "pairs",
-                    "replicas": 1,
-                    "numOfHosts": 2,
-                    "rayStartParams": {},
-                    "template": {
-                        "spec": {"containers": [_container("ray-worker", "500m", "512Mi")]}
-                    },
-                },
-            ],
-        },
-    }
+    # The head pod requests 2 cpu; KubeRay counts only the 1 of its containers.
+    doc = small_raycluster(
+        NAME, QUEUE, namespace=NS, replicas=replicas, head_init=container("fetch", "2", "1Gi")
+    )
     for key, value in extra.items():
         if key == "annotations":
             doc["metadata"]["annotations"] = value
