@@ -34,6 +34,8 @@ from typing import Any
 import pytest
 from raygang.kuberay.submitter import sidecar_container, submission_id, submitter_job
 
+from tests.kuberay.conftest import typed_job
+
 pytestmark = pytest.mark.ray
 
 TIMEOUT = 180  # seconds, for every subprocess and wait
@@ -195,7 +197,7 @@ def _pod_command(
     head: RayHead, job_name: str, spec: dict[str, Any], *, fail_on_job_failure: bool = False
 ) -> tuple[str, list[str], dict[str, str]]:
     """Render the submitter Job: its submission ID, its container's command line and env."""
-    sid = submission_id(job_name, spec)
+    sid = submission_id(typed_job(spec, name=job_name, namespace="default"))
     job = submitter_job(
         job_name=job_name,
         namespace="default",
@@ -404,7 +406,7 @@ def test_sidecar_mode_command_submits_and_waits(ray_head: RayHead) -> None:
     spec = _spec("python -c \"print('from-sidecar')\"", submissionMode="SidecarMode")
     head = spec["rayClusterSpec"]["headGroupSpec"]["template"]["spec"]["containers"][0]
     head["ports"] = [{"name": "dashboard", "containerPort": port}]
-    sid = submission_id("sidecar", spec)
+    sid = submission_id(typed_job(spec, name="sidecar", namespace="default"))
     container = sidecar_container(spec=spec, submission_id=sid)
     env = dict(ray_head.env)
     env.update({e["name"]: e["value"] for e in container["env"]})
@@ -472,7 +474,7 @@ def _run_code_pod(
 
     package = pack_code(".", py_modules, code_dir, "job.yaml")
     spec = _spec(entrypoint)
-    sid = submission_id(job_name, spec, package.sha256)
+    sid = submission_id(typed_job(spec, name=job_name, namespace="default"), package.sha256)
     job = submitter_job(
         job_name=job_name,
         namespace="default",
@@ -544,7 +546,7 @@ def test_a_piece_of_another_version_is_refused_before_submitting(
     code = _code_tree(tmp_path / "src", "3.0.0")
     package = pack_directory(".", code, "job.yaml")
     spec = _spec("python main.py")
-    sid = submission_id("codebad", spec, package.sha256)
+    sid = submission_id(typed_job(spec, name="codebad", namespace="default"), package.sha256)
     job = submitter_job(
         job_name="codebad",
         namespace="default",

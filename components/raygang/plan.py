@@ -340,12 +340,11 @@ def _check_code(item: RayJobInput, code: CodePackage | None, resubmit: int) -> N
         )
     if code is None and not resubmit:
         return
-    spec = item.spec_view()
     what = (
         field if code is not None else f"metadata.annotations[{codepackage.RESUBMIT_ANNOTATION!r}]"
     )
     problems = []
-    if spec.get("jobId"):
+    if item.job.spec.job_id:
         problems.append(
             Problem(
                 item.source,
@@ -365,8 +364,8 @@ def _check_code(item: RayJobInput, code: CodePackage | None, resubmit: int) -> N
                 "K8sJobMode, or a remote working_dir in runtimeEnvYAML",
             )
         )
-    runtime_env = spec.get("runtimeEnvYAML")
-    if code is not None and code.has_working_dir and isinstance(runtime_env, str):
+    runtime_env = item.job.spec.runtime_env_yaml
+    if code is not None and code.has_working_dir and runtime_env is not None:
         data = submitter.runtime_env_data(runtime_env)
         if isinstance(data, Mapping) and "working_dir" in data:
             problems.append(
@@ -422,9 +421,7 @@ def plan_job(
     _check_code(item, code, resubmit)
     spec = item.spec_view()
     try:
-        sid = submitter.submission_id(
-            item.name, spec, code.sha256 if code is not None else None, resubmit
-        )
+        sid = submitter.submission_id(item, code.sha256 if code is not None else None, resubmit)
         address = submitter.dashboard_url(
             item.name,
             item.namespace,

@@ -1,14 +1,17 @@
 """Shared builders for the submitter's tests (raygang.kuberay.submitter): specs and commands.
 
 The RayJob specs are KubeRay's own test shapes (``rayJobTemplate()`` in KubeRay v1.7.0's
-``common/job_test.go``) or a small complete one.
+``common/job_test.go``) or a small complete one, written as plain mappings; the submitter
+reads the typed RayJob, which :func:`typed_job` makes of them.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from raygang.kuberay.submitter import build_submit_command, submitter_pod_template
+from raygang.rayjob.spec import RayJobInput, parse_rayjob
 
 KUBERAY_ENTRYPOINT = "echo no quote 'single quote' \"double quote\""
 
@@ -42,6 +45,22 @@ def kuberay_vector_command(**overrides: Any) -> list[str]:
     }
     kwargs.update(overrides)
     return build_submit_command(**kwargs)
+
+
+def typed_job(spec: Mapping[str, Any], name: str = "train", namespace: str = "ml") -> RayJobInput:
+    """The RayJob the submitter reads, around ``spec`` exactly as the test writes it.
+
+    Its structure is validated (:func:`parse_rayjob`: the typed model and the manifest as
+    written, side by side), not KubeRay's other rules, which have their own tests: KubeRay's
+    Go tests, too, hand the submitter typed structs that no validation has seen.
+    """
+    doc = {
+        "apiVersion": "ray.io/v1",
+        "kind": "RayJob",
+        "metadata": {"name": name, "namespace": namespace},
+        "spec": spec,
+    }
+    return parse_rayjob(doc, "test")
 
 
 def job_spec(**overrides: Any) -> dict[str, Any]:

@@ -16,8 +16,8 @@ def test_an_empty_job_id_is_unset() -> None:
     # loads, and its submission ID is the one it gets with no jobId at all, never "".
     empty = load_documents([("job.yaml", rayjob(jobId=""))]).jobs[0]
     absent = load_documents([("job.yaml", rayjob())]).jobs[0]
-    sid = submission_id(empty.name, empty.raw_spec())
-    assert sid == submission_id(absent.name, absent.raw_spec())
+    sid = submission_id(empty)
+    assert sid == submission_id(absent)
     assert sid.startswith(f"{empty.name}-")
     load_documents([("job.yaml", rayjob(mode="InteractiveMode", jobId=""))])
 

@@ -18,6 +18,7 @@ from raygang.kuberay.submitter._bashsyntax import go_trim_space
 from raygang.kuberay.submitter._errors import SubmitterError
 from raygang.kuberay.submitter._goyaml import runtime_env_data
 from raygang.kuberay.submitter.entrypoint_numbers import go_percent_f_float32
+from raygang.rayjob.spec import RayJobInput
 
 # A submission ID and the dashboard address are written into the shell unquoted, as KubeRay
 # does. Rather than quote them (which would change the token vector), only values that need no
@@ -59,9 +60,7 @@ def _canonical(value: Any) -> Any:
     return value
 
 
-def submission_id(
-    job_name: str, spec: Mapping[str, Any], code: str | None = None, resubmit: int = 0
-) -> str:
+def submission_id(job: RayJobInput, code: str | None = None, resubmit: int = 0) -> str:
     """The Ray submission ID for this RayJob spec: ``spec.jobId``, or derived from the spec.
 
     KubeRay appends 5 random characters, so every operator retry gets a new ID. raygang
@@ -79,9 +78,14 @@ def submission_id(
     same code and spec can run again under a new ID. Neither is in the hashed payload when
     unset, so the IDs of jobs without them are what they were.
 
+    The values come from the typed model; two come from the manifest as written, so that
+    no job's ID changes: the RayCluster spec, hashed whole (fields the model does not hold,
+    volumes or a newer KubeRay's, count too), and whether ``entrypoint`` is written at all
+    (the model reads a missing one as ``""``, and the ID of a job without one has always
+    hashed ``null``).
+
     Args:
-        job_name: the RayJob's ``metadata.name``.
-        spec: the RayJob's ``spec``.
+        job: the RayJob; the ID starts with its ``metadata.name``.
         code: the code package's SHA-256, if the job ships one.
         resubmit: the ``raygang.dev/resubmit`` counter (0 when unset).
 
@@ -89,31 +93,26 @@ def submission_id(
         The submission ID.
 
     Raises:
-        SubmitterError: ``spec.jobId`` or ``job_name`` is not a safe ID, or the runtime env
+        SubmitterError: ``spec.jobId`` or the job's name is not a safe ID, or the runtime env
             YAML cannot be converted.
     """
-    job_id = spec.get("jobId")
-    if job_id:
-        return check_submission_id(job_id)
-    entrypoint = spec.get("entrypoint")
-    runtime_env = spec.get("runtimeEnvYAML")
-    resources = spec.get("entrypointResources")
+    spec, raw = job.job.spec, job.spec_view()
+    if spec.job_id:
+        return check_submission_id(spec.job_id)
+    resources = spec.entrypoint_resources
     try:
-        resources_data: Any = json.loads(resources) if isinstance(resources, str) else resources
+        resources_data: Any = json.loads(resources) if resources is not None else None
     except ValueError:
         resources_data = resources
+    runtime_env = spec.runtime_env_yaml
     payload = {
-        "entrypoint": go_trim_space(entrypoint) if isinstance(entrypoint, str) else entrypoint,
-        "runtimeEnv": runtime_env_data(runtime_env) if isinstance(runtime_env, str) else None,
-        "metadata": spec.get("metadata") or {},
-        "entrypointNumCpus": go_percent_f_float32(
-            spec.get("entrypointNumCpus"), "entrypointNumCpus"
-        ),
-        "entrypointNumGpus": go_percent_f_float32(
-            spec.get("entrypointNumGpus"), "entrypointNumGpus"
-        ),
+        "entrypoint": go_trim_space(spec.entrypoint) if "entrypoint" in raw else None,
+        "runtimeEnv": runtime_env_data(runtime_env) if runtime_env is not None else None,
+        "metadata": spec.metadata,
+        "entrypointNumCpus": go_percent_f_float32(spec.entrypoint_num_cpus, "entrypointNumCpus"),
+        "entrypointNumGpus": go_percent_f_float32(spec.entrypoint_num_gpus, "entrypointNumGpus"),
         "entrypointResources": resources_data or None,
-        "rayClusterSpec": spec.get("rayClusterSpec"),
+        "rayClusterSpec": raw.get("rayClusterSpec"),
     }
     if code is not None:
         payload["codePackage"] = code
@@ -132,4 +131,4 @@ def submission_id(
             f"the RayJob spec cannot be serialized to derive a submission ID: {exc}"
         ) from None
     digest = hashlib.sha256(canonical.encode("ascii")).hexdigest()[:_HASH_HEX_CHARS]
-    return check_submission_id(f"{job_name}-{digest}")
+    return check_submission_id(f"{job.name}-{digest}")
