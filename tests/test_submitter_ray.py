@@ -197,11 +197,10 @@ def _pod_command(
     head: RayHead, job_name: str, spec: dict[str, Any], *, fail_on_job_failure: bool = False
 ) -> tuple[str, list[str], dict[str, str]]:
     """Render the submitter Job: its submission ID, its container's command line and env."""
-    sid = submission_id(typed_job(spec, name=job_name, namespace="default"))
+    rayjob = typed_job(spec, name=job_name, namespace="default")
+    sid = submission_id(rayjob)
     job = submitter_job(
-        job_name=job_name,
-        namespace="default",
-        spec=spec,
+        job=rayjob,
         submission_id=sid,
         dashboard_address=head.address,
         labels={},
@@ -406,8 +405,9 @@ def test_sidecar_mode_command_submits_and_waits(ray_head: RayHead) -> None:
     spec = _spec("python -c \"print('from-sidecar')\"", submissionMode="SidecarMode")
     head = spec["rayClusterSpec"]["headGroupSpec"]["template"]["spec"]["containers"][0]
     head["ports"] = [{"name": "dashboard", "containerPort": port}]
-    sid = submission_id(typed_job(spec, name="sidecar", namespace="default"))
-    container = sidecar_container(spec=spec, submission_id=sid)
+    rayjob = typed_job(spec, name="sidecar", namespace="default")
+    sid = submission_id(rayjob)
+    container = sidecar_container(job=rayjob, submission_id=sid)
     env = dict(ray_head.env)
     env.update({e["name"]: e["value"] for e in container["env"]})
     result = subprocess.run(
@@ -474,11 +474,10 @@ def _run_code_pod(
 
     package = pack_code(".", py_modules, code_dir, "job.yaml")
     spec = _spec(entrypoint)
-    sid = submission_id(typed_job(spec, name=job_name, namespace="default"), package.sha256)
+    rayjob = typed_job(spec, name=job_name, namespace="default")
+    sid = submission_id(rayjob, package.sha256)
     job = submitter_job(
-        job_name=job_name,
-        namespace="default",
-        spec=spec,
+        job=rayjob,
         submission_id=sid,
         dashboard_address=head.address,
         labels={},
@@ -546,11 +545,10 @@ def test_a_piece_of_another_version_is_refused_before_submitting(
     code = _code_tree(tmp_path / "src", "3.0.0")
     package = pack_directory(".", code, "job.yaml")
     spec = _spec("python main.py")
-    sid = submission_id(typed_job(spec, name="codebad", namespace="default"), package.sha256)
+    rayjob = typed_job(spec, name="codebad", namespace="default")
+    sid = submission_id(rayjob, package.sha256)
     job = submitter_job(
-        job_name="codebad",
-        namespace="default",
-        spec=spec,
+        job=rayjob,
         submission_id=sid,
         dashboard_address=ray_head.address,
         labels={},

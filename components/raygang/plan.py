@@ -419,13 +419,14 @@ def plan_job(
         ) from None
     resubmit = codepackage.resubmit_count(item.job.metadata.annotations, item.source)
     _check_code(item, code, resubmit)
-    spec = item.spec_view()
     try:
         sid = submitter.submission_id(item, code.sha256 if code is not None else None, resubmit)
         address = submitter.dashboard_url(
             item.name,
             item.namespace,
-            spec["rayClusterSpec"]["headGroupSpec"],
+            cluster.head_group_spec,
+            # The model does not hold headService (dashboard_url says why): as written.
+            item.spec_view()["rayClusterSpec"]["headGroupSpec"].get("headService"),
             cluster_domain=settings.cluster_domain,
         )
     except submitter.SubmitterError as exc:

@@ -7,6 +7,7 @@ reads the typed RayJob, which :func:`typed_job` makes of them.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping
 from typing import Any
 
@@ -63,6 +64,23 @@ def typed_job(spec: Mapping[str, Any], name: str = "train", namespace: str = "ml
     return parse_rayjob(doc, "test")
 
 
+def go_zero_container_names(spec: Mapping[str, Any]) -> dict[str, Any]:
+    """``spec`` with ``name: ""`` in the head's and the submitter template's containers that
+    have no name, and nothing else changed.
+
+    KubeRay's Go tests write containers as ``corev1.Container{Image: ...}``, whose ``Name``
+    is Go's zero value, ``""``. The typed model, like the API server, requires the field to
+    be written, so a vector without it is completed with the value Go gives it; no vector
+    that needs this asserts anything about the name.
+    """
+    out = copy.deepcopy(dict(spec))
+    head = out.get("rayClusterSpec", {}).get("headGroupSpec", {}).get("template", {})
+    for template in (head, out.get("submitterPodTemplate") or {}):
+        for container in template.get("spec", {}).get("containers", []):
+            container.setdefault("name", "")
+    return out
+
+
 def job_spec(**overrides: Any) -> dict[str, Any]:
     """A small, complete RayJob spec."""
     spec: dict[str, Any] = {
@@ -100,10 +118,9 @@ def job_spec(**overrides: Any) -> dict[str, Any]:
 
 
 def template_for(spec: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+    """The pod template of the RayJob ``train`` in namespace ``ml`` with ``spec``."""
     args: dict[str, Any] = {
-        "job_name": "train",
-        "namespace": "ml",
-        "spec": spec,
+        "job": typed_job(spec),
         "submission_id": "train-0123abcd",
         "dashboard_address": "train-head-svc.ml.svc.cluster.local:8265",
         "labels": {"volcano.sh/queue-name": "q"},

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.kuberay.conftest import job_spec, template_for
+from tests.kuberay.conftest import go_zero_container_names, job_spec, template_for
 
 
 def test_dashboard_address_with_scheme_is_stripped_for_env() -> None:
@@ -26,7 +26,9 @@ def test_user_env_with_our_names_is_replaced_not_duplicated() -> None:
             ],
         }
     }
-    env = template_for(job_spec(submitterPodTemplate=user))["spec"]["containers"][0]["env"]
+    # The container has no name, which nothing here reads: Go's zero value completes it.
+    spec = go_zero_container_names(job_spec(submitterPodTemplate=user))
+    env = template_for(spec)["spec"]["containers"][0]["env"]
     names = [e["name"] for e in env]
     assert names == ["KEEP", "PYTHONUNBUFFERED", "RAY_DASHBOARD_ADDRESS", "RAY_JOB_SUBMISSION_ID"]
     assert env[-1]["value"] == "train-0123abcd"

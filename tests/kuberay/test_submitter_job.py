@@ -10,8 +10,10 @@ import copy
 from typing import Any
 
 import pytest
+from raygang.kube.errors import SpecError
 from raygang.kuberay import submitter as sm
 from raygang.kuberay.submitter import (
+    CodeMount,
     SubmitterError,
     build_submit_command,
     submit_shell,
@@ -19,7 +21,13 @@ from raygang.kuberay.submitter import (
     submitter_pod_template,
 )
 
-from tests.kuberay.conftest import KUBERAY_ENTRYPOINT, job_spec, template_for
+from tests.kuberay.conftest import (
+    KUBERAY_ENTRYPOINT,
+    go_zero_container_names,
+    job_spec,
+    template_for,
+    typed_job,
+)
 
 # KubeRay TestGetSubmitterTemplate: expectedK8sJobModeArgs[0], byte for byte.
 KUBERAY_TEMPLATE_ARGS0 = (
@@ -63,13 +71,15 @@ def test_submitter_template_args_match_kuberay_byte_for_byte() -> None:
         },
     }
     kwargs: dict[str, Any] = {
-        "job_name": "job",
-        "namespace": "ns",
         "submission_id": "test-job-id",
         "dashboard_address": "test-url",
         "labels": {},
     }
-    default = submitter_pod_template(spec=spec, **kwargs)
+    # KubeRay's containers have no name (Go's zero value, ""): the typed model needs it
+    # written, and nothing here reads it (go_zero_container_names).
+    default = submitter_pod_template(
+        job=typed_job(go_zero_container_names(spec), name="job", namespace="ns"), **kwargs
+    )
     container = default["spec"]["containers"][0]
     assert container["command"] == ["/bin/bash", "-ce", "--"]
     assert container["args"] == [SEALED_TEMPLATE_ARGS0]
@@ -77,7 +87,8 @@ def test_submitter_template_args_match_kuberay_byte_for_byte() -> None:
 
     # Test 2: a user template whose container has an empty command gets the default one.
     user = dict(spec, submitterPodTemplate={"spec": {"containers": [{"command": []}]}})
-    container = submitter_pod_template(spec=user, **kwargs)["spec"]["containers"][0]
+    job = typed_job(go_zero_container_names(user), name="job", namespace="ns")
+    container = submitter_pod_template(job=job, **kwargs)["spec"]["containers"][0]
     assert container["command"] == ["/bin/bash", "-ce", "--"]
     assert container["args"] == [SEALED_TEMPLATE_ARGS0]
 
@@ -143,8 +154,9 @@ def test_user_template_with_command_is_kept_untouched() -> None:
     }
     spec = job_spec(submitterPodTemplate=user_template)
     original = copy.deepcopy(user_template)
-    template = template_for(spec)
-    assert spec["submitterPodTemplate"] == original  # the input is not mutated
+    job = typed_job(spec)
+    template = template_for(spec, job=job)
+    assert job.spec_view()["submitterPodTemplate"] == original  # the manifest is not mutated
     pod = template["spec"]
     assert pod["restartPolicy"] == "OnFailure"
     assert pod["serviceAccountName"] == "submitter"
@@ -177,13 +189,11 @@ def test_user_template_without_command_or_restart_policy() -> None:
 
 def test_submitter_job_manifest_and_backoff_limit() -> None:
     kwargs: dict[str, Any] = {
-        "job_name": "train",
-        "namespace": "ml",
         "submission_id": "train-0123abcd",
         "dashboard_address": "train-head-svc.ml.svc.cluster.local:8265",
         "labels": {},
     }
-    job = submitter_job(spec=job_spec(), **kwargs)
+    job = submitter_job(job=typed_job(job_spec()), **kwargs)
     assert job["apiVersion"] == "batch/v1" and job["kind"] == "Job"
     assert job["metadata"] == {
         "name": "train",
@@ -198,11 +208,16 @@ def test_submitter_job_manifest_and_backoff_limit() -> None:
     assert job["spec"]["backoffLimit"] == 2
     assert job["spec"]["template"] == template_for(job_spec(), labels={})
     for limit in (0, 5):
-        job = submitter_job(spec=job_spec(submitterConfig={"backoffLimit": limit}), **kwargs)
+        spec = job_spec(submitterConfig={"backoffLimit": limit})
+        job = submitter_job(job=typed_job(spec), **kwargs)
         assert job["spec"]["backoffLimit"] == limit
-    for bad in (-1, True, "2"):
-        with pytest.raises(SubmitterError, match="backoffLimit"):
-            submitter_job(spec=job_spec(submitterConfig={"backoffLimit": bad}), **kwargs)
+    negative = typed_job(job_spec(submitterConfig={"backoffLimit": -1}))
+    with pytest.raises(SubmitterError, match="backoffLimit must be a non-negative integer"):
+        submitter_job(job=negative, **kwargs)
+    # Not a whole number: the typed model refuses it, before the submitter could read it.
+    for bad in (True, "2"):
+        with pytest.raises(SpecError, match=r"spec\.submitterConfig\.backoffLimit"):
+            typed_job(job_spec(submitterConfig={"backoffLimit": bad}))
 
 
 def test_template_errors_are_clear() -> None:
@@ -210,5 +225,39 @@ def test_template_errors_are_clear() -> None:
     del spec["rayClusterSpec"]["headGroupSpec"]["template"]["spec"]["containers"][0]["image"]
     with pytest.raises(SubmitterError, match=r"containers\[0\]\.image is required"):
         template_for(spec)
-    with pytest.raises(SubmitterError, match="at least one container"):
-        template_for(job_spec(submitterPodTemplate={"spec": {"containers": []}}))
+    # A template without containers: the typed model refuses it, before the submitter.
+    with pytest.raises(SpecError, match=r"spec\.submitterPodTemplate\.spec\.containers"):
+        typed_job(job_spec(submitterPodTemplate={"spec": {"containers": []}}))
+
+
+def test_code_package_volumes_join_the_templates_own() -> None:
+    # The names already taken are read from the typed template; the entries are appended
+    # to the copy of it as written. (Outputs checked against the plain-spec reader.)
+    code = CodeMount(sha256="0" * 64, config_maps=("train-code-0",))
+    ours = ["raygang-code-package", "raygang-code"]
+    user = {
+        "spec": {
+            "volumes": [{"name": "data", "emptyDir": {}}],
+            "containers": [
+                {
+                    "name": "c",
+                    "image": "i",
+                    "volumeMounts": [{"name": "data", "mountPath": "/data"}],
+                }
+            ],
+        }
+    }
+    for spec, before in ((job_spec(submitterPodTemplate=user), ["data"]), (job_spec(), [])):
+        pod = template_for(spec, code=code)["spec"]
+        assert [v["name"] for v in pod["volumes"]] == [*before, *ours]
+        assert [m["name"] for m in pod["containers"][0]["volumeMounts"]] == [*before, *ours]
+    clashes = [
+        ("volumes", {"volumes": [{"name": "raygang-code", "emptyDir": {}}]}, {}),
+        ("volumeMounts", {}, {"volumeMounts": [{"name": ours[0], "mountPath": "/x"}]}),
+    ]
+    for key, pod_fields, container_fields in clashes:
+        template = {
+            "spec": {"containers": [{"name": "c", "image": "i", **container_fields}], **pod_fields}
+        }
+        with pytest.raises(SubmitterError, match=f"already has {key} named"):
+            template_for(job_spec(submitterPodTemplate=template), code=code)

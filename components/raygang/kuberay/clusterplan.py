@@ -221,7 +221,9 @@ def plan_cluster(
         address = submitter.dashboard_url(
             item.name,
             item.namespace,
-            item.spec_view().get("headGroupSpec") or {},
+            item.cluster.spec.head_group_spec,
+            # The model does not hold headService (dashboard_url says why): as written.
+            item.spec_view()["headGroupSpec"].get("headService"),
             cluster_domain=settings.cluster_domain,
         )
     except submitter.SubmitterError as exc:

@@ -295,9 +295,7 @@ def raycluster_manifest(
         if isinstance(containers, list):
             head_spec["containers"] = [
                 *containers,
-                submitter.sidecar_container(
-                    spec=item.spec_view(), submission_id=submission_id, job_name=item.name
-                ),
+                submitter.sidecar_container(job=item, submission_id=submission_id),
             ]
         head_spec["restartPolicy"] = "Never"
         # Read from KubeRay v1.6; v1.5.0 never recreates the head of a cluster a RayJob made.
@@ -342,10 +340,8 @@ def submitter_job_manifest(
     """
     labels = {**_scheduling_labels(item)}
     job = submitter.submitter_job(
-        job_name=item.name,
-        namespace=item.namespace,
-        # Reads the spec; the user's submitterPodTemplate is copied there.
-        spec=item.spec_view(),
+        # Reads the typed job; the user's submitterPodTemplate is copied as written.
+        job=item,
         submission_id=submission_id,
         dashboard_address=dashboard_address,
         labels=labels,

@@ -4,10 +4,15 @@ KubeRay's RayJob controller submits a job by running a shell command (``BuildJob
 in ``ray-operator/controllers/ray/common/job.go``) either in a batch/v1 Job (``K8sJobMode``)
 or in a container appended to the head pod (``SidecarMode``). raygang is not the operator: it
 renders the same objects up front, so this module rebuilds that command and the containers
-around it from the plain RayJob ``spec`` mapping, token for token, as KubeRay v1.7.0 does.
+around it, token for token, as KubeRay v1.7.0 does.
 
-Everything here is pure (stdlib and PyYAML), works on plain dicts and returns plain dicts with
-Kubernetes' camelCase keys, so the offline planner and the Pulumi component share it.
+It reads the typed, validated RayJob (:class:`raygang.rayjob.spec.RayJobInput`: the model
+beside the manifest as written) for every value the model holds, and takes from the
+manifest only what the model does not hold: the user's ``submitterPodTemplate``, rendered
+from a copy of it as written, ``headService`` (:func:`dashboard_url`) and, for the
+submission ID, the RayCluster spec and whether ``entrypoint`` is written
+(:func:`submission_id`). Everything here is pure and returns plain dicts with Kubernetes'
+camelCase keys, so the offline planner and the Pulumi component share it.
 
 Where this module deliberately differs from KubeRay (each is also commented at its site):
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any, Final
+from typing import Final
 
 from raygang.kuberay.submitter._bashsyntax import go_trim_space
 from raygang.kuberay.submitter._errors import SubmitterError
@@ -25,8 +25,8 @@ from raygang.kuberay.submitter._goquote import go_json_dumps, shell_quote
 from raygang.kuberay.submitter._goyaml import runtime_env_data, runtime_env_json
 from raygang.kuberay.submitter.codemount import WORKING_DIR, CodeMount, unpack_command
 from raygang.kuberay.submitter.entrypoint_numbers import go_percent_f_float32
-from raygang.kuberay.submitter.fields import get_mapping
 from raygang.kuberay.submitter.submission import check_submission_id
+from raygang.rayjob.spec import RayJobSpec
 
 K8S_JOB_MODE: Final = "K8sJobMode"
 
@@ -203,8 +203,6 @@ def build_submit_command(
     else:
         raise SubmitterError(f"unsupported submission mode for job submit command: {mode}")
     job_id = check_submission_id(submission_id)
-    if not isinstance(entrypoint, str):
-        raise SubmitterError(f"spec.entrypoint must be a string, got {type(entrypoint).__name__}")
     command = go_trim_space(entrypoint)
     if not command:
         raise SubmitterError(
@@ -229,11 +227,6 @@ def build_submit_command(
     elif runtime_env_yaml:
         tokens += ["--runtime-env-json", shell_quote(runtime_env_json(runtime_env_yaml))]
     if metadata:
-        for key, value in metadata.items():
-            if not isinstance(key, str) or not isinstance(value, str):
-                raise SubmitterError(
-                    f"spec.metadata must map strings to strings, got {key!r}: {value!r}"
-                )
         if ray_version:
             _go_semver_at_least_2_6(ray_version)
         tokens += ["--metadata-json", shell_quote(go_json_dumps(metadata))]
@@ -247,8 +240,6 @@ def build_submit_command(
     if gpus is not None:
         tokens += ["--entrypoint-num-gpus", gpus]
     if entrypoint_resources:
-        if not isinstance(entrypoint_resources, str):
-            raise SubmitterError("spec.entrypointResources must be a JSON string")
         tokens += ["--entrypoint-resources", shell_quote(entrypoint_resources)]
     tokens += ["--", command, ";"]
     if guarded:
@@ -274,31 +265,26 @@ _STATUS_CHECK = (
 def submit_tokens(
     *,
     mode: str,
-    spec: Mapping[str, Any],
+    spec: RayJobSpec,
     submission_id: str,
     address: str,
     sidecar_restart: bool,
     fail_on_job_failure: bool = False,
     code: CodeMount | None = None,
 ) -> list[str]:
-    cluster = get_mapping(spec, "rayClusterSpec", "spec")
-    ray_version = cluster.get("rayVersion")
-    runtime_env = spec.get("runtimeEnvYAML")
-    resources = spec.get("entrypointResources")
-    metadata = spec.get("metadata")
-    if metadata is not None and not isinstance(metadata, Mapping):
-        raise SubmitterError("spec.metadata must be a mapping of strings")
+    """:func:`build_submit_command` with the values of the typed RayJob ``spec``."""
+    cluster = spec.ray_cluster_spec
     return build_submit_command(
         mode=mode,
         address=address,
         submission_id=submission_id,
-        entrypoint=spec.get("entrypoint", ""),
-        runtime_env_yaml=runtime_env if isinstance(runtime_env, str) else None,
-        metadata=metadata,
-        entrypoint_num_cpus=spec.get("entrypointNumCpus"),
-        entrypoint_num_gpus=spec.get("entrypointNumGpus"),
-        entrypoint_resources=resources if isinstance(resources, str) else None,
-        ray_version=ray_version if isinstance(ray_version, str) else None,
+        entrypoint=spec.entrypoint,
+        runtime_env_yaml=spec.runtime_env_yaml,
+        metadata=spec.metadata,
+        entrypoint_num_cpus=spec.entrypoint_num_cpus,
+        entrypoint_num_gpus=spec.entrypoint_num_gpus,
+        entrypoint_resources=spec.entrypoint_resources,
+        ray_version=cluster.ray_version if cluster is not None else None,
         sidecar_restart=sidecar_restart,
         fail_on_job_failure=fail_on_job_failure,
         code=code,

@@ -11,13 +11,14 @@ for Ray token auth, ``SetContainerTokenAuthEnvVars``
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
+from raygang.kube.core import EnvVar, PodSpec
 from raygang.kuberay.submitter._errors import SubmitterError
-from raygang.kuberay.submitter.fields import get_mapping
 from raygang.kuberay.submitter.script import SUBMITTER_COMMAND, submit_shell
 from raygang.kuberay.submitter.security import restricted_security_context
+from raygang.rayjob.spec import RayJobSpec
 
 SUBMITTER_CONTAINER_NAME: Final = "ray-job-submitter"
 
@@ -70,9 +71,34 @@ def default_submitter_container(image: str) -> dict[str, Any]:
     }
 
 
-def _auth_options(spec: Mapping[str, Any]) -> Mapping[str, Any]:
-    cluster = get_mapping(spec, "rayClusterSpec", "spec")
-    return get_mapping(cluster, "authOptions", "spec.rayClusterSpec")
+_HEAD_POD: Final = "spec.rayClusterSpec.headGroupSpec.template.spec"
+
+
+def head_pod(spec: RayJobSpec) -> PodSpec:
+    """The head pod's spec (the model holds at least one container in it).
+
+    Raises:
+        SubmitterError: the job has no RayCluster spec (it names a cluster instead).
+    """
+    cluster = spec.ray_cluster_spec
+    if cluster is None:
+        raise SubmitterError(f"{_HEAD_POD}.containers must list at least one container")
+    return cluster.head_group_spec.template.spec
+
+
+def head_image(spec: RayJobSpec) -> str:
+    """The head container's image, which the default submitter runs.
+
+    Raises:
+        SubmitterError: the job has no RayCluster spec, or its head container no image.
+    """
+    image = head_pod(spec).containers[0].image
+    if not image:
+        # KubeRay copies the head image so the submitter's `ray` matches the cluster's.
+        raise SubmitterError(
+            f"{_HEAD_POD}.containers[0].image is required for the default submitter"
+        )
+    return image
 
 
 def _kuberay_check_name(name: str) -> str:
@@ -87,17 +113,27 @@ def _kuberay_check_name(name: str) -> str:
 def configure_container(
     container: dict[str, Any],
     *,
+    env: Sequence[EnvVar],
     tokens: list[str] | None,
-    force_command: bool,
     env_dashboard_address: str,
     submission_id: str,
-    spec: Mapping[str, Any],
+    spec: RayJobSpec,
     cluster_name: str,
 ) -> None:
-    """KubeRay's ``configureSubmitterContainer``: command, args, env, auth env."""
-    if force_command or not container.get("command"):
-        if tokens is None:
-            raise SubmitterError("internal: the submit command is needed but was not built")
+    """KubeRay's ``configureSubmitterContainer``: command, args, env, auth env.
+
+    Args:
+        container: the container to render (a copy of the user's, or the default one).
+        env: its ``env`` as the typed model read it (``[]`` for the default container):
+            the names decide; the entries written stay as they are (``valueFrom`` ...).
+        tokens: the submit command, or None to keep the container's own command (KubeRay
+            builds one only for a container without a command).
+        env_dashboard_address: ``RAY_DASHBOARD_ADDRESS``.
+        submission_id: ``RAY_JOB_SUBMISSION_ID``.
+        spec: the typed RayJob ``spec`` (its ``authOptions``).
+        cluster_name: the RayCluster's name, for the token Secret's default name.
+    """
+    if tokens is not None:
         # -e: stop at the first failing command, e.g. when `ray job submit` is refused.
         container["command"] = list(SUBMITTER_COMMAND)
         container["args"] = [submit_shell(tokens)]
@@ -107,31 +143,31 @@ def configure_container(
         _ENV_DASHBOARD_ADDRESS: env_dashboard_address,
         _ENV_SUBMISSION_ID: submission_id,
     }
-    env = container.get("env") or []
-    if not isinstance(env, list):
-        raise SubmitterError("the submitter container's env must be a list")
+    # The model read the same list, entry for entry.
+    written: list[Any] = container.get("env") or []
     # KubeRay appends unconditionally and the later duplicate wins; server-side apply rejects
     # duplicate names, so drop the user's entry and keep the same effective value.
-    env = [e for e in env if not (isinstance(e, Mapping) and e.get("name") in ours)]
-    env += [{"name": name, "value": value} for name, value in ours.items()]
-    auth = _auth_options(spec)
+    rendered = [e for e, typed in zip(written, env, strict=True) if typed.name not in ours]
+    rendered += [{"name": name, "value": value} for name, value in ours.items()]
+    cluster = spec.ray_cluster_spec
+    auth: Mapping[str, Any] = (cluster.auth_options if cluster is not None else None) or {}
     if auth.get("mode") == "token":
         # K8s token auth (enableK8sTokenAuth) is refused when the RayJob is loaded.
-        names = {e.get("name") for e in env if isinstance(e, Mapping)}
+        names = {typed.name for typed in env} | ours.keys()
         # SetContainerTokenAuthEnvVars: only when the user has not set them already.
         if _ENV_AUTH_MODE not in names:
-            env.append({"name": _ENV_AUTH_MODE, "value": "token"})
+            rendered.append({"name": _ENV_AUTH_MODE, "value": "token"})
         if _ENV_AUTH_TOKEN not in names:
             secret = auth.get("secretName") or (cluster_name and _kuberay_check_name(cluster_name))
             if not secret:
                 raise SubmitterError(
-                    "token auth needs the RayCluster name (or authOptions.secretName) to find "
-                    "the token Secret; pass job_name"
+                    "token auth needs the RayCluster name (the RayJob's metadata.name) or "
+                    "authOptions.secretName to find the token Secret"
                 )
-            env.append(
+            rendered.append(
                 {
                     "name": _ENV_AUTH_TOKEN,
                     "valueFrom": {"secretKeyRef": {"name": secret, "key": _AUTH_TOKEN_SECRET_KEY}},
                 }
             )
-    container["env"] = env
+    container["env"] = rendered

@@ -12,8 +12,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
+from raygang.kube.core import PodSpec
 from raygang.kuberay.submitter._errors import SubmitterError
-from raygang.kuberay.submitter.fields import get_mapping, pod_containers
+from raygang.rayjob.spec import HeadGroupSpec
 
 DEFAULT_DASHBOARD_PORT: Final = 8265
 
@@ -24,7 +25,7 @@ DASHBOARD_PORT_NAME: Final = "dashboard"
 DEFAULT_CLUSTER_DOMAIN: Final = "cluster.local"
 
 
-def dashboard_port(head_pod_spec: Mapping[str, Any]) -> int:
+def dashboard_port(head_pod_spec: PodSpec) -> int:
     """The dashboard port of the head container, as the head Service exposes it.
 
     KubeRay's head Service copies the named ports of ``containers[0]``; if none are declared
@@ -33,26 +34,24 @@ def dashboard_port(head_pod_spec: Mapping[str, Any]) -> int:
     ``dashboard port is not found``, leaving the RayJob requeueing forever.
 
     Args:
-        head_pod_spec: ``rayClusterSpec.headGroupSpec.template.spec``.
+        head_pod_spec: ``rayClusterSpec.headGroupSpec.template.spec``, typed (its model
+            holds at least one container, each port a whole ``containerPort``).
 
     Returns:
         The port number.
 
     Raises:
-        SubmitterError: no port is named ``dashboard`` although ports are declared, the port
-            is not a valid number, or the pod spec has no container.
+        SubmitterError: no port is named ``dashboard`` although ports are declared, or the
+            port is not in 1-65535.
     """
     where = "spec.rayClusterSpec.headGroupSpec.template.spec"
-    head = pod_containers(head_pod_spec, where)[0]
-    ports = head.get("ports") or []
-    if not isinstance(ports, list):
-        raise SubmitterError(f"{where}.containers[0].ports must be a list")
+    ports = head_pod_spec.containers[0].ports or []
     if not ports:
         return DEFAULT_DASHBOARD_PORT
     for port in ports:
-        if isinstance(port, Mapping) and port.get("name") == DASHBOARD_PORT_NAME:
-            number = port.get("containerPort")
-            if isinstance(number, bool) or not isinstance(number, int) or not 0 < number < 65536:
+        if port.name == DASHBOARD_PORT_NAME:
+            number = port.container_port
+            if not 0 < number < 65536:
                 raise SubmitterError(
                     f"{where}.containers[0].ports[name=dashboard].containerPort must be 1-65535, "
                     f"got {number!r}"
@@ -65,10 +64,19 @@ def dashboard_port(head_pod_spec: Mapping[str, Any]) -> int:
     )
 
 
+def _mapping(value: object, where: str) -> Mapping[str, Any]:
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise SubmitterError(f"{where} must be a mapping, got {type(value).__name__}")
+    return value
+
+
 def dashboard_url(
     job_name: str,
     namespace: str,
-    head_group_spec: Mapping[str, Any],
+    head_group_spec: HeadGroupSpec,
+    head_service: object = None,
     *,
     cluster_domain: str = DEFAULT_CLUSTER_DOMAIN,
 ) -> str:
@@ -82,29 +90,34 @@ def dashboard_url(
     Args:
         job_name: the RayJob name (= RayCluster name).
         namespace: the RayJob namespace.
-        head_group_spec: ``rayClusterSpec.headGroupSpec``.
+        head_group_spec: ``rayClusterSpec.headGroupSpec``, typed.
+        head_service: ``rayClusterSpec.headGroupSpec.headService`` as written. The typed
+            model does not hold it, and typing it there would refuse at load time, with
+            pydantic's words, a ``headService`` of the wrong shape that is reported here
+            today (nothing else validates it); so it is read from the raw manifest, and its
+            shape is checked here.
         cluster_domain: the cluster's DNS domain (KubeRay's ``CLUSTER_DOMAIN``).
 
     Returns:
         For example ``job-head-svc.ns.svc.cluster.local:8265``.
 
     Raises:
-        SubmitterError: see :func:`dashboard_port`.
+        SubmitterError: ``headService`` or its ``metadata``/``spec`` is not a mapping, or
+            see :func:`dashboard_port`.
     """
-    where = "spec.rayClusterSpec.headGroupSpec"
-    service = get_mapping(head_group_spec, "headService", where)
-    service_name = get_mapping(service, "metadata", f"{where}.headService").get("name")
+    where = "spec.rayClusterSpec.headGroupSpec.headService"
+    service = _mapping(head_service, where)
+    service_name = _mapping(service.get("metadata"), f"{where}.metadata").get("name")
     name = (
         service_name if isinstance(service_name, str) and service_name else f"{job_name}-head-svc"
     )
     port: int | None = None
-    for item in get_mapping(service, "spec", f"{where}.headService").get("ports") or []:
+    for item in _mapping(service.get("spec"), f"{where}.spec").get("ports") or []:
         if isinstance(item, Mapping) and item.get("name") == DASHBOARD_PORT_NAME:
             candidate = item.get("port")
             if isinstance(candidate, int) and not isinstance(candidate, bool):
                 port = candidate
                 break
     if port is None:
-        template = get_mapping(head_group_spec, "template", where)
-        port = dashboard_port(get_mapping(template, "spec", f"{where}.template"))
+        port = dashboard_port(head_group_spec.template.spec)
     return f"{name}.{namespace}.svc.{cluster_domain}:{port}"

@@ -10,21 +10,21 @@ from __future__ import annotations
 
 import math
 import struct
-from typing import Any
 
 from raygang.kuberay.submitter._errors import SubmitterError
 
 
-def go_percent_f_float32(value: Any, field: str) -> str | None:
+def go_percent_f_float32(value: float | None, field: str) -> str | None:
     """Go ``fmt.Sprintf("%f", float32)``, or None when KubeRay would leave the flag out (<= 0).
 
     ``entrypointNumCpus``/``entrypointNumGpus`` are float32 in KubeRay's Go types, so the
-    number is first rounded to float32, as decoding the RayJob in the operator would.
+    number is first rounded to float32, as decoding the RayJob in the operator would. The
+    typed model (``RayJobSpec``, ``StrictFloat``) refuses what is not a number and hands an
+    int ``1`` over as ``1.0``; either way the text is the same, since the number is rounded
+    to float32 first.
     """
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise SubmitterError(f"{field} must be a number, got {value!r}")
     try:
         as32: float = struct.unpack("<f", struct.pack("<f", float(value)))[0]
     except OverflowError:

@@ -5,6 +5,10 @@ Follows ``getSubmitterTemplate`` and ``createNewK8sJob``
 (``ray-operator/controllers/ray/utils/constant.go``): the user's ``submitterPodTemplate``
 or a default one, the submit command unless its first container has its own, and the
 least-privilege defaults of :mod:`.security` on every pod.
+
+What is decided is read from the typed RayJob; the user's ``submitterPodTemplate`` is
+rendered from a copy of the manifest as written, so every field of it passes through,
+modelled or not.
 """
 
 from __future__ import annotations
@@ -13,12 +17,17 @@ import copy
 from collections.abc import Mapping
 from typing import Any, Final
 
+from raygang.kube.core import Container, PodSpec
 from raygang.kuberay.submitter._errors import SubmitterError
 from raygang.kuberay.submitter.codemount import CodeMount, code_volumes
 from raygang.kuberay.submitter.command import K8S_JOB_MODE, submit_tokens
-from raygang.kuberay.submitter.container import configure_container, default_submitter_container
-from raygang.kuberay.submitter.fields import get_mapping, head_image, pod_containers
+from raygang.kuberay.submitter.container import (
+    configure_container,
+    default_submitter_container,
+    head_image,
+)
 from raygang.kuberay.submitter.security import harden_pod
+from raygang.rayjob.spec import RayJobInput
 
 #: ``createNewK8sJob``: at most three attempts unless ``spec.submitterConfig.backoffLimit``.
 DEFAULT_SUBMITTER_BACKOFF_LIMIT: Final = 2
@@ -53,9 +62,7 @@ def _kuberay_labels(job_name: str) -> dict[str, str]:
 
 def submitter_pod_template(
     *,
-    job_name: str,
-    namespace: str,
-    spec: Mapping[str, Any],
+    job: RayJobInput,
     submission_id: str,
     dashboard_address: str,
     labels: Mapping[str, str],
@@ -78,10 +85,7 @@ def submitter_pod_template(
     without ``restartPolicy`` gets ``Never`` (a Job rejects the pod default, ``Always``).
 
     Args:
-        job_name: the RayJob name.
-        namespace: the RayJob namespace (a pod template carries none; kept for symmetry with
-            :func:`submitter_job`).
-        spec: the RayJob ``spec``.
+        job: the RayJob (its name labels the pod).
         submission_id: from :func:`submission_id`.
         dashboard_address: from :func:`dashboard_url` (no scheme).
         labels: extra pod labels (e.g. Volcano queue); they override the template's own, and
@@ -94,19 +98,17 @@ def submitter_pod_template(
         A ``PodTemplateSpec`` dict.
 
     Raises:
-        SubmitterError: see :func:`build_submit_command`; also a template without containers.
+        SubmitterError: see :func:`build_submit_command`; also a head container without an
+            image when the default template is used, or volumes named as the code package's.
     """
-    del namespace  # pod templates are namespace-less; the Job carries it
-    user_template = spec.get("submitterPodTemplate")
-    if user_template:
-        if not isinstance(user_template, Mapping):
-            raise SubmitterError("spec.submitterPodTemplate must be a pod template mapping")
-        template: dict[str, Any] = _plain(user_template)
-        pod_spec = template.setdefault("spec", {})
-        if not isinstance(pod_spec, dict):
-            raise SubmitterError("spec.submitterPodTemplate.spec must be a mapping")
-        pod_containers(pod_spec, "spec.submitterPodTemplate.spec")
-        pod_spec.setdefault("restartPolicy", "Never")
+    spec = job.job.spec
+    typed_pod: PodSpec | None = None
+    if spec.submitter_pod_template is not None:
+        typed_pod = spec.submitter_pod_template.spec
+        # The model holds the template (a spec with at least one container); the copy of
+        # it as written is what is rendered.
+        template: dict[str, Any] = _plain(job.spec_view()["submitterPodTemplate"])
+        template["spec"].setdefault("restartPolicy", "Never")
     else:
         template = {
             "spec": {
@@ -115,11 +117,12 @@ def submitter_pod_template(
             }
         }
     first = template["spec"]["containers"][0]
+    typed_first: Container | None = typed_pod.containers[0] if typed_pod is not None else None
     # KubeRay builds the submit command only for a container without its own command; a
     # user's own command (say, a light-weight submitter) may run without spec.entrypoint.
     tokens = (
         None
-        if isinstance(first, Mapping) and first.get("command")
+        if typed_first is not None and typed_first.command
         else submit_tokens(
             mode=K8S_JOB_MODE,
             spec=spec,
@@ -132,46 +135,55 @@ def submitter_pod_template(
     )
     configure_container(
         first,
+        env=(typed_first.env or []) if typed_first is not None else [],
         tokens=tokens,
-        force_command=False,
         env_dashboard_address=dashboard_address.removeprefix("http://"),
         submission_id=submission_id,
         spec=spec,
-        cluster_name=job_name,
+        cluster_name=job.name,
     )
     if code is not None:
-        _mount_code(template["spec"], first, code)
+        _mount_code(template["spec"], first, code, typed_pod, typed_first)
     harden_pod(template["spec"])
+    # A user template's metadata is a mapping (the model read it); its labels pass through.
     metadata = template.setdefault("metadata", {})
-    if not isinstance(metadata, dict):
-        raise SubmitterError("spec.submitterPodTemplate.metadata must be a mapping")
     own_labels = metadata.get("labels") or {}
-    metadata["labels"] = {**own_labels, **labels, **_kuberay_labels(job_name)}
+    metadata["labels"] = {**own_labels, **labels, **_kuberay_labels(job.name)}
     return template
 
 
-def _mount_code(pod_spec: dict[str, Any], container: dict[str, Any], code: CodeMount) -> None:
-    """Add the package's volumes to the pod and their mounts to the submitter container."""
+def _mount_code(
+    pod_spec: dict[str, Any],
+    container: dict[str, Any],
+    code: CodeMount,
+    typed_pod: PodSpec | None,
+    typed_container: Container | None,
+) -> None:
+    """Add the package's volumes to the pod and their mounts to the submitter container.
+
+    The names already taken are the typed model's (none for the default template); the
+    entries are appended to the rendered copy's lists.
+    """
     volumes, mounts = code_volumes(code)
-    for parent, key, added in ((pod_spec, "volumes", volumes), (container, "volumeMounts", mounts)):
-        have = parent.get(key) or []
-        if not isinstance(have, list):
-            raise SubmitterError(f"the submitter pod's {key} must be a list")
-        names = {str(v.get("name")) for v in have if isinstance(v, Mapping)}
+    have_volumes = (typed_pod.volumes if typed_pod is not None else None) or []
+    have_mounts = (typed_container.volume_mounts if typed_container is not None else None) or []
+    for parent, key, have, added in (
+        (pod_spec, "volumes", have_volumes, volumes),
+        (container, "volumeMounts", have_mounts, mounts),
+    ):
+        names = {str(v.get("name")) for v in have}
         clash = names & {str(v["name"]) for v in added}
         if clash:
             raise SubmitterError(
                 f"the submitter pod already has {key} named {sorted(clash)}, which raygang "
                 "uses for the code package (raygang.dev/working-dir)"
             )
-        parent[key] = [*have, *added]
+        parent[key] = [*(parent.get(key) or []), *added]
 
 
 def submitter_job(
     *,
-    job_name: str,
-    namespace: str,
-    spec: Mapping[str, Any],
+    job: RayJobInput,
     submission_id: str,
     dashboard_address: str,
     labels: Mapping[str, str],
@@ -187,9 +199,7 @@ def submitter_job(
     Volcano annotations.
 
     Args:
-        job_name: the RayJob name.
-        namespace: the RayJob namespace.
-        spec: the RayJob ``spec``.
+        job: the RayJob: the Job takes its name and namespace.
         submission_id: from :func:`submission_id`.
         dashboard_address: from :func:`dashboard_url`.
         labels: extra pod-template labels, see :func:`submitter_pod_template`.
@@ -200,20 +210,18 @@ def submitter_job(
         A Job manifest dict.
 
     Raises:
-        SubmitterError: a bad ``backoffLimit`` or see :func:`submitter_pod_template`.
+        SubmitterError: a negative ``backoffLimit`` or see :func:`submitter_pod_template`.
     """
-    config = get_mapping(spec, "submitterConfig", "spec")
-    backoff = config.get("backoffLimit")
+    config = job.job.spec.submitter_config
+    backoff = config.backoff_limit if config is not None else None
     if backoff is None:
         backoff = DEFAULT_SUBMITTER_BACKOFF_LIMIT
-    elif isinstance(backoff, bool) or not isinstance(backoff, int) or backoff < 0:
+    elif backoff < 0:
         raise SubmitterError(
             f"spec.submitterConfig.backoffLimit must be a non-negative integer, got {backoff!r}"
         )
     template = submitter_pod_template(
-        job_name=job_name,
-        namespace=namespace,
-        spec=spec,
+        job=job,
         submission_id=submission_id,
         dashboard_address=dashboard_address,
         labels=labels,
@@ -223,6 +231,10 @@ def submitter_job(
     return {
         "apiVersion": "batch/v1",
         "kind": "Job",
-        "metadata": {"name": job_name, "namespace": namespace, "labels": _kuberay_labels(job_name)},
+        "metadata": {
+            "name": job.name,
+            "namespace": job.namespace,
+            "labels": _kuberay_labels(job.name),
+        },
         "spec": {"backoffLimit": backoff, "template": template},
     }

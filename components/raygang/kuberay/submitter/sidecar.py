@@ -7,22 +7,25 @@ the default submitter container with the SidecarMode command, which probes the d
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from raygang.kuberay.submitter._errors import SubmitterError
 from raygang.kuberay.submitter.command import SIDECAR_MODE, submit_tokens
-from raygang.kuberay.submitter.container import configure_container, default_submitter_container
+from raygang.kuberay.submitter.container import (
+    configure_container,
+    default_submitter_container,
+    head_image,
+    head_pod,
+)
 from raygang.kuberay.submitter.dashboard import dashboard_port
-from raygang.kuberay.submitter.fields import head_image, head_pod_spec
+from raygang.rayjob.spec import RayJobInput
 from raygang.rayjob.validate import SIDECAR_NO_CONFIG, SIDECAR_NO_TEMPLATE
 
 
 def sidecar_container(
     *,
-    spec: Mapping[str, Any],
+    job: RayJobInput,
     submission_id: str,
-    job_name: str | None = None,
     sidecar_restart: bool = False,
 ) -> dict[str, Any]:
     """The SidecarMode submitter container to append to the head pod (``getSubmitterContainer``).
@@ -38,10 +41,9 @@ def sidecar_container(
     dashboard port and never start the job.
 
     Args:
-        spec: the RayJob ``spec``.
+        job: the RayJob; its name (= the RayCluster's) names the token Secret for Ray token
+            auth without ``authOptions.secretName``.
         submission_id: from :func:`submission_id`.
-        job_name: the RayJob (= RayCluster) name; needed only for Ray token auth without
-            ``authOptions.secretName``, where the token Secret is named after the cluster.
         sidecar_restart: as KubeRay's ``SidecarSubmitterRestart`` gate: guard against
             resubmission and restart the container ``OnFailure`` (Kubernetes >= 1.35).
 
@@ -50,13 +52,15 @@ def sidecar_container(
 
     Raises:
         SubmitterError: ``submitterPodTemplate`` or ``submitterConfig`` is set (KubeRay's
-            validation rejects both in SidecarMode), or see :func:`build_submit_command`.
+            validation rejects both in SidecarMode), the job has no RayCluster spec, or see
+            :func:`build_submit_command`.
     """
-    if spec.get("submitterPodTemplate"):
+    spec = job.job.spec
+    if spec.submitter_pod_template is not None:
         raise SubmitterError(SIDECAR_NO_TEMPLATE)
-    if spec.get("submitterConfig"):
+    if spec.submitter_config is not None:
         raise SubmitterError(SIDECAR_NO_CONFIG)
-    port = dashboard_port(head_pod_spec(spec))
+    port = dashboard_port(head_pod(spec))
     tokens = submit_tokens(
         mode=SIDECAR_MODE,
         spec=spec,
@@ -67,12 +71,12 @@ def sidecar_container(
     container = default_submitter_container(head_image(spec))
     configure_container(
         container,
+        env=[],
         tokens=tokens,
-        force_command=True,
         env_dashboard_address="",
         submission_id=submission_id,
         spec=spec,
-        cluster_name=job_name or "",
+        cluster_name=job.name,
     )
     if sidecar_restart:
         container["restartPolicy"] = "OnFailure"
