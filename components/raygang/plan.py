@@ -124,17 +124,19 @@ CLUSTER_SCOPED_KINDS = frozenset(
 
 @dataclass(frozen=True, slots=True)
 class Companion(ObjectIdentity):
-    """Another object of a manifest file, created beside the file's RayJobs.
+    """Another object of a manifest file, created beside the file's RayJobs and RayClusters.
 
-    A companion belongs to its file: it is created once, and every RayJob of that file
-    depends on it (its RayCluster is created after it). The manifest is the user's, with
-    the namespace filled in when it had none, and nothing else changed.
+    A companion belongs to its file: it is created once, and every RayJob and every RayCluster
+    of its own of that file depends on it (the RayCluster is created after it). The manifest
+    is the user's, with the namespace filled in when it had none, and nothing else changed.
 
     Attributes:
         source: the document it came from (``file (document 2)``).
         manifest: the object as it is created.
-        jobs: ``namespace/name`` of the RayJobs that depend on it (every RayJob of its file,
-            and of another file declaring the same object identically).
+        jobs: ``namespace/name`` of the RayJobs and RayClusters of their own that depend on
+            it (every one of its file, and of another file declaring the same object
+            identically), in input order. One key names one of them: the loader refuses a
+            RayCluster named as a RayJob of its namespace.
     """
 
     source: str
@@ -266,7 +268,8 @@ class StackPlan:
         jobs: one record per RayJob, in input order.
         queues: the queues the stack creates.
         ignored: notes on what was read but not planned.
-        companions: the other objects of the jobs' files, created before the RayClusters.
+        companions: the other objects of the files of the jobs and clusters, created before
+            the RayClusters.
         clusters: one record per RayCluster of its own, in input order.
     """
 
@@ -276,8 +279,8 @@ class StackPlan:
     companions: tuple[Companion, ...] = field(default=())
     clusters: tuple[PlannedCluster, ...] = field(default=())
 
-    def companions_of(self, job: PlannedJob) -> tuple[Companion, ...]:
-        """The companions ``job`` depends on, in creation order."""
+    def companions_of(self, job: PlannedJob | PlannedCluster) -> tuple[Companion, ...]:
+        """The companions a job or a RayCluster of its own depends on, in creation order."""
         key = f"{job.plan.namespace}/{job.plan.name}"
         return tuple(c for c in self.companions if key in c.jobs)
 

@@ -1,12 +1,12 @@
 """The companion objects: checked, placed in a namespace, and tied to their file's jobs.
 
 A companion (a ConfigMap, ServiceAccount, PVC, custom resource ...) belongs to its file: it
-is created once, every RayJob of the file depends on it, and without a namespace it goes
-to the namespace of the file's RayJobs (``default`` when they have none, as kubectl would
-put both). A file whose RayJobs are in several namespaces must name the companion's
-namespace. The same object declared identically in two files is created once, for the
-jobs of both; declared differently, it is an error. Stack config holds RayJobs and
-RayClusters only.
+is created once, every RayJob and every RayCluster of its own of the file depends on it, and
+without a namespace it goes to the namespace of the file's RayJobs and RayClusters
+(``default`` when they have none, as kubectl would put both). A file whose RayJobs and
+RayClusters are in several namespaces must name the companion's namespace. The same object
+declared identically in two files is created once, for the jobs and clusters of both;
+declared differently, it is an error. Stack config holds RayJobs and RayClusters only.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from raygang.kube.objectnames import (
 from raygang.kube.secretkind import SECRET_VALUE_FIELDS, is_core_secret
 from raygang.loader.lists import list_without_items
 from raygang.plan import CLUSTER_SCOPED_KINDS, Companion
+from raygang.rayjob.raycluster import RayClusterInput
 from raygang.rayjob.spec import RayJobInput
 
 __all__ = ["canonical", "companion_problems", "companions", "group_of"]
@@ -129,12 +130,26 @@ def group_of(api_version: str) -> str:
     return api_version.rpartition("/")[0]
 
 
+def _users_word(users: Sequence[RayJobInput | RayClusterInput]) -> str:
+    """What a file's companions serve, in words: its RayJobs, its RayClusters, or both."""
+    kinds = {isinstance(u, RayClusterInput) for u in users}
+    if kinds == {True}:
+        return "RayClusters"
+    return "RayJobs and RayClusters" if kinds == {False, True} else "RayJobs"
+
+
 def companions(
     found: Sequence[tuple[str, str, Mapping[str, Any]]],
-    jobs_by_group: Mapping[str, Sequence[RayJobInput]],
+    jobs_by_group: Mapping[str, Sequence[RayJobInput | RayClusterInput]],
     cluster_scoped: Collection[tuple[str, str]] = (),
 ) -> tuple[list[Companion], list[Problem]]:
-    """Companions with their namespace and jobs; one per object, whichever files declare it.
+    """Companions with their namespace and users; one per object, whichever files declare it.
+
+    ``jobs_by_group`` holds each file's RayJobs and RayClusters of their own, in input order:
+    a RayCluster of its own takes its file's companions exactly as a RayJob does, and
+    :attr:`Companion.jobs` names both by ``namespace/name`` (unique between the two:
+    :func:`~raygang.loader.rayclusters.cluster_clashes` refuses a RayCluster named as a
+    RayJob of its namespace).
 
     ``cluster_scoped`` adds (group, kind) pairs to the documented list
     (:data:`~raygang.plan.CLUSTER_SCOPED_KINDS`): what the API server's discovery reports
@@ -162,14 +177,15 @@ def companions(
         ):
             spaces = sorted({j.namespace for j in jobs}) or ["default"]
             if len(spaces) > 1:
+                users = _users_word(jobs)
                 problems.append(
                     Problem(
                         source,
                         "metadata.namespace",
-                        "is missing, and the RayJobs of this file are in several namespaces ("
+                        f"is missing, and the {users} of this file are in several namespaces ("
                         + ", ".join(spaces)
                         + ")",
-                        "the namespace of the RayJobs that use it",
+                        f"the namespace of the {users} that use it",
                     )
                 )
                 continue

@@ -38,7 +38,8 @@ class Documents:
         queues: declared Queues, one per name.
         ignored: notes on what was read but changed or not planned (server-set fields
             dropped, say).
-        companions: the other objects, each with the jobs that depend on it.
+        companions: the other objects, each with the RayJobs and RayClusters of their own
+            that depend on it.
         packages: the code packages of the jobs that name a local working directory
             (``raygang.dev/working-dir``), by ``namespace/name``; only
             :func:`~raygang.loader.files.load_files` packs them (it knows the files).
@@ -52,8 +53,9 @@ class Documents:
     packages: Mapping[str, CodePackage] = field(default_factory=dict)
     clusters: tuple[RayClusterInput, ...] = field(default=())
 
-    def companions_of(self, item: RayJobInput) -> tuple[Companion, ...]:
-        """The companions a job depends on (those of its file), in input order."""
+    def companions_of(self, item: RayJobInput | RayClusterInput) -> tuple[Companion, ...]:
+        """The companions a job or a RayCluster of its own depends on (those of its file), in
+        input order."""
         key = f"{item.namespace}/{item.name}"
         return tuple(c for c in self.companions if key in c.jobs)
 
@@ -92,7 +94,9 @@ def load_entries(
     """
     jobs: list[RayJobInput] = []
     clusters: list[RayClusterInput] = []
-    groups: dict[str, list[RayJobInput]] = {}
+    # Each file's RayJobs and RayClusters of their own, in input order: the companions of the
+    # file take their namespace and are created before every one of them.
+    groups: dict[str, list[RayJobInput | RayClusterInput]] = {}
     queues: dict[str, QueueDecl] = {}
     others: list[tuple[str, str, Mapping[str, Any]]] = []
     ignored: list[str] = []
@@ -122,6 +126,7 @@ def load_entries(
         if what == "cluster":
             try:
                 clusters.append(load_raycluster_document(doc, source))
+                groups.setdefault(group, []).append(clusters[-1])
             except SpecError as exc:
                 problems.extend(exc.problems)
             continue

@@ -10,12 +10,16 @@ from typing import Any, TextIO
 from raygang.kube.quantity import format_resource_list
 from raygang.kube.secretkind import secret_keys
 from raygang.kuberay.gang import Gang
+from raygang.kuberay.jobplan import PlannedResource
 from raygang.plan import Companion, PlannedCluster, PlannedJob, StackPlan, generate_name_prefix
-from raygang.render.order import companion_deps
+from raygang.render.order import cluster_keys, companion_deps, users
 
 
-def _resources_of(job: PlannedJob, companions: Sequence[Companion]) -> list[dict[str, Any]]:
-    """The job's objects in creation order: its companions, then those this run declares."""
+def _resources_of(
+    resources: Sequence[PlannedResource], companions: Sequence[Companion], first: str = "record"
+) -> list[dict[str, Any]]:
+    """A job's or a cluster's objects in creation order: its companions, then those this run
+    declares (``first``: its first object in the namespace, see :func:`companion_deps`)."""
     refs = [c.ref for c in companions]
     rows: list[dict[str, Any]] = [
         {
@@ -29,8 +33,8 @@ def _resources_of(job: PlannedJob, companions: Sequence[Companion]) -> list[dict
         for c in companions
     ]
     spaces = [c.ref for c in companions if c.is_namespace]
-    for r in job.resources:
-        deps = list(r.depends_on) + companion_deps(r.role, refs, spaces)
+    for r in resources:
+        deps = list(r.depends_on) + companion_deps(r.role, refs, spaces, first)
         rows.append(
             {
                 "apiVersion": r.api_version,
@@ -43,14 +47,16 @@ def _resources_of(job: PlannedJob, companions: Sequence[Companion]) -> list[dict
     return rows
 
 
-def _companion_document(companion: Companion) -> dict[str, Any]:
+def _companion_document(companion: Companion, clusters: frozenset[str]) -> dict[str, Any]:
     doc: dict[str, Any] = {
         "apiVersion": companion.api_version,
         "kind": companion.kind,
         "name": companion.name,
         "namespace": companion.namespace,
         "source": companion.source,
-        "jobs": list(companion.jobs),
+        # Who depends on it: RayJobs as namespace/name, RayClusters of their own as
+        # "RayCluster namespace/name", as a queue's "jobs" names its users.
+        "jobs": users(companion, clusters),
     }
     if companion.is_secret:
         doc["secretKeys"] = secret_keys(companion.manifest)
@@ -107,7 +113,7 @@ def _job_document(job: PlannedJob, companions: Sequence[Companion] = ()) -> dict
         "dashboardUrl": plan.dashboard_url,
         "lifecycle": job.lifecycle.to_dict(),
         "preflight": job.preflight.to_dict(),
-        "resources": _resources_of(job, companions),
+        "resources": _resources_of(job.resources, companions),
     }
     if plan.code is not None:
         doc["codePackage"] = _code_document(job)
@@ -128,7 +134,9 @@ def _code_document(job: PlannedJob) -> dict[str, Any]:
     }
 
 
-def _cluster_document(cluster: PlannedCluster) -> dict[str, Any]:
+def _cluster_document(
+    cluster: PlannedCluster, companions: Sequence[Companion] = ()
+) -> dict[str, Any]:
     plan = cluster.plan
     gang = plan.gang
     return {
@@ -149,16 +157,7 @@ def _cluster_document(cluster: PlannedCluster) -> dict[str, Any]:
         "actions": list(cluster.actions),
         "dashboardUrl": plan.dashboard_url,
         "preflight": cluster.preflight.to_dict(),
-        "resources": [
-            {
-                "apiVersion": r.api_version,
-                "kind": r.kind,
-                "name": r.name,
-                "namespace": r.namespace,
-                "dependsOn": list(r.depends_on),
-            }
-            for r in cluster.resources
-        ],
+        "resources": _resources_of(cluster.resources, companions, first="podgroup"),
     }
 
 
@@ -166,7 +165,8 @@ def plan_document(plan: StackPlan) -> dict[str, Any]:
     """The plan as the JSON document ``raygang plan --format json`` prints.
 
     RayClusters of their own are under ``rayClusters``, present only when the plan has one
-    (and in their queue's ``jobs`` list, as ``RayCluster <namespace>/<name>``).
+    (and in their queue's and their companions' ``jobs`` lists, as
+    ``RayCluster <namespace>/<name>``).
     """
     users: dict[str, list[str]] = {}
     for job in plan.jobs:
@@ -190,9 +190,12 @@ def plan_document(plan: StackPlan) -> dict[str, Any]:
         "jobs": [_job_document(j, plan.companions_of(j)) for j in plan.jobs],
     }
     if plan.clusters:
-        document["rayClusters"] = [_cluster_document(c) for c in plan.clusters]
+        document["rayClusters"] = [
+            _cluster_document(c, plan.companions_of(c)) for c in plan.clusters
+        ]
     document["queues"] = queues
-    document["companions"] = [_companion_document(c) for c in plan.companions]
+    clusters = cluster_keys(plan)
+    document["companions"] = [_companion_document(c, clusters) for c in plan.companions]
     return document
 
 

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from raygang.kube.quantity import format_resource_list
 from raygang.kube.secretkind import secret_keys
 from raygang.kuberay.gang import Gang
-from raygang.kuberay.jobplan import JobPlan
+from raygang.kuberay.jobplan import JobPlan, PlannedResource
 from raygang.plan import Companion, PlannedCluster, PlannedJob, StackPlan, generate_name_prefix
-from raygang.render.order import companion_deps
+from raygang.render.order import cluster_keys, companion_deps, users
 
 _WAITS = {"queue": "waits for Open", "raycluster": "waits for ready"}
 
@@ -22,7 +22,9 @@ def _table(rows: list[list[str]], indent: str) -> list[str]:
     ]
 
 
-def _job_table(job: PlannedJob, companions: Sequence[Companion] = ()) -> list[str]:
+def _job_table(
+    job: PlannedJob, companions: Sequence[Companion] = (), clusters: frozenset[str] = frozenset()
+) -> list[str]:
     plan = job.plan
     gang = plan.gang
     names = sorted({k for s in gang.shares for k in s.per_pod} | set(gang.min_resources))
@@ -77,11 +79,27 @@ def _job_table(job: PlannedJob, companions: Sequence[Companion] = ()) -> list[st
         if code.py_modules:
             lines.append(f"  py_modules    {', '.join(code.py_modules)}")
     lines.append(f"  dashboard     {plan.dashboard_url}")
-    lines.append("  create order")
+    lines += _create_order(
+        f"{plan.namespace}/{plan.name}", job.resources, companions, clusters, _WAITS
+    )
+    return lines
+
+
+def _create_order(
+    key: str,
+    resources: Sequence[PlannedResource],
+    companions: Sequence[Companion],
+    clusters: frozenset[str],
+    waits: Mapping[str, str],
+    first: str = "record",
+) -> list[str]:
+    """A job's or a cluster's create order: its companions, then the objects this run
+    declares, each with what it waits for (``first``: see :func:`companion_deps`)."""
+    lines = ["  create order"]
+    namespace = key.partition("/")[0]
     index = 0
-    key = f"{plan.namespace}/{plan.name}"
     for index, companion in enumerate(companions, start=1):
-        shared = [j for j in companion.jobs if j != key]
+        shared = users(companion, clusters, but=key)
         note = f"companion from {companion.source}" + (
             f"; shared with {', '.join(shared)}" if shared else ""
         )
@@ -89,14 +107,14 @@ def _job_table(job: PlannedJob, companions: Sequence[Companion] = ()) -> list[st
             keys = secret_keys(companion.manifest)
             note += f"; Secret keys {', '.join(keys) if keys else '(none)'}, values not shown"
         # A cluster-scoped companion has no namespace to show (it printed "None/").
-        same = companion.namespace in (None, plan.namespace)
+        same = companion.namespace in (None, namespace)
         where = "" if same else f"{companion.namespace}/"
         lines.append(f"    {index}. {companion.kind}/{where}{companion.name}  ({note})")
     refs = [c.ref for c in companions]
     spaces = [c.ref for c in companions if c.is_namespace]
-    for offset, resource in enumerate(job.resources, start=index + 1):
-        wait = _WAITS.get(resource.role, "")
-        deps = list(resource.depends_on) + companion_deps(resource.role, refs, spaces)
+    for offset, resource in enumerate(resources, start=index + 1):
+        wait = waits.get(resource.role, "")
+        deps = list(resource.depends_on) + companion_deps(resource.role, refs, spaces, first)
         after = f"after {', '.join(deps)}" if deps else ""
         note = "; ".join(x for x in (wait, after) if x)
         lines.append(f"    {offset}. {resource.ref}" + (f"  ({note})" if note else ""))
@@ -132,7 +150,11 @@ def _gang_lines(gang: Gang, names: Sequence[str]) -> list[str]:
     return ["  pods (per pod)", *_table(rows, "    "), f"  minResources  {resources}"]
 
 
-def _cluster_table(cluster: PlannedCluster) -> list[str]:
+def _cluster_table(
+    cluster: PlannedCluster,
+    companions: Sequence[Companion] = (),
+    clusters: frozenset[str] = frozenset(),
+) -> list[str]:
     plan = cluster.plan
     gang = plan.gang
     names = sorted({k for s in gang.shares for k in s.per_pod} | set(gang.min_resources))
@@ -156,12 +178,16 @@ def _cluster_table(cluster: PlannedCluster) -> list[str]:
     lines += cluster.preflight.table_lines()
     lines += [f"  action        {a}" for a in cluster.actions]
     lines.append(f"  dashboard     {plan.dashboard_url}")
-    lines.append("  create order")
-    for index, resource in enumerate(cluster.resources, start=1):
-        wait = _WAITS.get(resource.role, "") if not plan.item.suspended else ""
-        after = f"after {', '.join(resource.depends_on)}" if resource.depends_on else ""
-        note = "; ".join(x for x in (wait, after) if x)
-        lines.append(f"    {index}. {resource.ref}" + (f"  ({note})" if note else ""))
+    # A suspended cluster has no pods to wait for.
+    waits = {} if plan.item.suspended else _WAITS
+    lines += _create_order(
+        f"{plan.namespace}/{plan.name}",
+        cluster.resources,
+        companions,
+        clusters,
+        waits,
+        first="podgroup",
+    )
     return lines
 
 
@@ -169,11 +195,12 @@ def render_table(plan: StackPlan) -> str:
     """``raygang plan`` (the default format): a readable summary per job and per RayCluster
     of its own."""
     lines: list[str] = []
+    clusters = cluster_keys(plan)
     for job in plan.jobs:
-        lines += _job_table(job, plan.companions_of(job))
+        lines += _job_table(job, plan.companions_of(job), clusters)
         lines.append("")
     for cluster in plan.clusters:
-        lines += _cluster_table(cluster)
+        lines += _cluster_table(cluster, plan.companions_of(cluster), clusters)
         lines.append("")
     if plan.queues:
         lines.append("Queues created by this stack: " + ", ".join(q.name for q in plan.queues))
