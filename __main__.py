@@ -107,6 +107,7 @@ def main() -> None:
             RayClusterGangArgs(
                 cluster=cluster,
                 queue=queues.get(cluster.plan.queue or ""),
+                companions=[companions[c.key] for c in plan.companions_of(cluster)],
                 secret=_from_secret_config(cluster.plan.item.source),
             ),
         )

@@ -17,6 +17,7 @@ from tests.pulumi_harness import CM_T, RC_T, install, run_program
 pytestmark = pytest.mark.pulumi
 
 SAMPLES = Path(__file__).resolve().parents[2] / "shared" / "samples" / "kuberay"
+GOOD = Path(__file__).resolve().parent / "fixtures" / "good"
 SECRET_T = "kubernetes:core/v1:Secret"
 SA_T = "kubernetes:core/v1:ServiceAccount"
 ROLE_T = "kubernetes:rbac.authorization.k8s.io/v1:Role"
@@ -304,6 +305,48 @@ def test_a_namespace_companion_comes_before_everything_in_it(tmp_path: Path) -> 
     assert space.urn in monitor.by_name("team-x/ConfigMap/code").dependencies
     assert space.urn in monitor.by_name("team-x/one-record").dependencies
     assert space.urn in monitor.by_name("team-x/one-raycluster").dependencies
+
+
+def raycluster(name: str, namespace: str) -> dict[str, Any]:
+    """The good fixture's RayCluster of its own, renamed."""
+    doc: dict[str, Any] = yaml.safe_load((GOOD / "raycluster.yaml").read_text())
+    doc["metadata"].update(name=name, namespace=namespace)
+    return doc
+
+
+def test_a_rayclusters_companions_are_created_before_it_in_its_namespace(
+    tmp_path: Path, preview: bool
+) -> None:
+    # A file of RayClusters of their own and no RayJob: the companions take the clusters'
+    # namespace, and each RayCluster waits for every one of them, as a RayJob's does.
+    namespace = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team-a"}}
+    path = tmp_path / "clusters.yaml"
+    docs = [namespace, *COMPANIONS, raycluster("c1", "team-a"), raycluster("c2", "team-a")]
+    path.write_text(yaml.safe_dump_all(docs, sort_keys=False))
+    monitor = install(manifests_config(path), preview)
+    run_program(monitor)
+
+    space = monitor.by_name("cluster/Namespace/team-a")
+    companions = [
+        space,
+        monitor.by_name("team-a/ConfigMap/code"),
+        monitor.by_name("team-a/Secret/creds"),
+        monitor.by_name("team-a/RoleBinding.rbac.authorization.k8s.io/bind"),
+        monitor.by_name("team-a/Widget.example.com/w"),
+    ]
+    for companion in companions:
+        assert monitor.names().count(companion.name) == 1
+        assert "RayClusterGang" not in companion.parent
+    for name in ("c1", "c2"):
+        cluster = monitor.by_name(f"RayCluster/team-a/{name}-raycluster")
+        assert cluster.type == RC_T
+        for companion in companions:
+            assert companion.urn in cluster.dependencies
+            assert monitor.registrations.index(companion) < monitor.registrations.index(cluster)
+        # The PodGroup is the cluster's first object in the namespace.
+        podgroup = monitor.by_name(f"RayCluster/team-a/{name}-podgroup")
+        assert space.urn in podgroup.dependencies
+        assert not set(c.urn for c in companions[1:]) & set(podgroup.dependencies)
 
 
 @pytest.mark.parametrize(

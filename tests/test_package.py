@@ -4,6 +4,7 @@ provider infers, and the adapters creating what the Python program creates, unde
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pulumi
@@ -203,6 +204,42 @@ class TestRayClusterGang:
         rc = made[(f"{K8S}ray.io/v1:RayCluster", "RayCluster/default/shared-dev-raycluster")]
         assert rc.dependencies, "the RayCluster waits for its PodGroup"
         assert cluster.name == "RayCluster/default/shared-dev"
+
+    @pytest.mark.parametrize("preview", [False, True], ids=["up", "preview"])
+    def test_companions_as_the_python_program_creates_them(
+        self, tmp_path: Path, preview: bool
+    ) -> None:
+        # The cluster's companions: beside the gang, in the cluster's namespace, and the
+        # RayCluster waits for them, as the stack program does for the same file.
+        cluster = shared_cluster()
+        cluster["metadata"]["namespace"] = "team-a"
+        settings = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "settings"}}
+        path = tmp_path / "c.yaml"
+        path.write_text(yaml.safe_dump_all([cluster, settings], sort_keys=False))
+        program = install({"raygang:manifests": json.dumps([str(path)])}, preview)
+        run_program(program)
+        package = install({}, preview)
+        run_adapters(
+            package,
+            lambda: RayClusterGang(
+                "RayCluster/team-a/shared-dev",
+                {"manifest": cluster, "companions": [settings]},
+            ),
+        )
+        assert by_name(kube_objects(package)) == by_name(kube_objects(program))
+        for monitor in (package, program):
+            made = monitor.by_name("team-a/ConfigMap/settings")
+            assert made.inputs["metadata"] == {"name": "settings", "namespace": "team-a"}
+            assert "RayClusterGang" not in made.parent
+            rc = monitor.by_name("RayCluster/team-a/shared-dev-raycluster")
+            assert made.urn in rc.dependencies
+            pg = monitor.by_name("RayCluster/team-a/shared-dev-podgroup")
+            assert made.urn not in pg.dependencies
+        ours = {(r.type, r.name): r for r in package.registrations}
+        theirs = {(r.type, r.name): r for r in program.registrations}
+        assert sorted(ours) == sorted(theirs)
+        for key, registration in ours.items():
+            assert len(registration.dependencies) == len(theirs[key].dependencies), key
 
     def test_outputs(self) -> None:
         package = install({}, False)

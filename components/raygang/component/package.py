@@ -213,6 +213,12 @@ class RayClusterGangInputs(TypedDict):
         "label names (the PodGroup then waits for it to be Open), or the name of a queue the "
         "cluster already has."
     )
+    companions: NotRequired[list[dict[str, Any]]]
+    (
+        "Other Kubernetes objects the cluster needs (ConfigMaps its head mounts, its "
+        "ServiceAccount ...), created as written before the RayCluster, as the objects of a "
+        "raygang:manifests file are. Must be known at preview."
+    )
     accounting: NotRequired[str]
     (
         "effective (the default) or kuberay: which gang the plan shows beside KubeRay's; the "
@@ -334,7 +340,8 @@ class RayClusterGang(_RayClusterGang):
         self, name: str, args: RayClusterGangInputs, opts: pulumi.ResourceOptions | None = None
     ) -> None:
         component = f"RayClusterGang {name}"
-        stack, given, queue = _plan_inputs(component, args, ())
+        companions = must_be_known(args.get("companions", []), "companions", component)
+        stack, given, queue = _plan_inputs(component, args, companions)
         if stack.jobs or len(stack.clusters) != 1:
             raise pulumi.RunError(
                 f"raygang: {component} input manifest must be one RayCluster (apiVersion "
@@ -348,7 +355,17 @@ class RayClusterGang(_RayClusterGang):
                 f"volcano.sh/queue-name label names {cluster.plan.queue!r}: the PodGroup goes "
                 "to the label's queue"
             )
-        super().__init__(name, _ClusterArgs(cluster=cluster, queue=queue), opts)
+        # Beside the gang, as for a RayJobGang (and as the stack program creates them).
+        made = create_companions(stack.companions, _beside(opts))
+        super().__init__(
+            name,
+            _ClusterArgs(
+                cluster=cluster,
+                queue=queue,
+                companions=[made[c.key] for c in stack.companions_of(cluster)],
+            ),
+            opts,
+        )
 
 
 def _plan_inputs(

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import pulumi
+import pulumi_kubernetes as k8s
 
 from raygang.component.queue import VolcanoQueue, queue_after_creation
 from raygang.component.resources import custom_resource
@@ -26,7 +27,9 @@ class RayClusterGangArgs:
             :func:`raygang.plan_everything`.
         queue: the :class:`VolcanoQueue` the cluster's ``volcano.sh/queue-name`` label
             names, when this program creates it; the PodGroup then waits for it to be Open.
-        companions: resources the RayCluster needs first; its ``depends_on`` includes them.
+        companions: resources the RayCluster needs first (the objects of its file:
+            :func:`~raygang.component.companions.create_companions`); its ``depends_on``
+            includes them, and the PodGroup's the Namespaces among them.
         secret: the manifest comes from secret config: every input is registered as a
             secret.
     """
@@ -74,7 +77,12 @@ class RayClusterGang(pulumi.ComponentResource):
                 continue  # created once by the program, outside any gang
             deps = [created[d] for d in resource.depends_on if d in created]
             if resource.role == "raycluster":
+                # The head mounts the file's ConfigMaps, runs as its ServiceAccount ... (as a
+                # RayJob's RayCluster).
                 deps += list(args.companions)
+            elif resource.role == "podgroup":
+                # The first object in the cluster's namespace: after a Namespace companion.
+                deps += [c for c in args.companions if isinstance(c, k8s.core.v1.Namespace)]
             opts_i = pulumi.ResourceOptions(
                 parent=self,
                 depends_on=deps,
