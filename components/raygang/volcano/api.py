@@ -127,7 +127,10 @@ def fits_in(request: Mapping[str, Num], free: Mapping[str, Num]) -> bool:
     for name in ("cpu", "memory"):
         if name not in request and not le(ZERO, free.get(name, ZERO)):
             return False
-    return all(le(value, free.get(name, ZERO)) for name, value in request.items())
+    for name, value in request.items():
+        if not le(value, free.get(name, ZERO)):
+            return False
+    return True
 
 
 def insufficient(

@@ -57,7 +57,8 @@ def node_rank(task: Task, node: Node, session: Session) -> tuple[int, int] | Non
     needs the room terminating pods release, then the higher score of the node order.
     """
     room = node.future_idle()
-    if fit_failure(task, node, session, room) is not None:
+    # Refused exactly when fit_failure gives a reason; its words are not needed here.
+    if not fits_in(task.request, room) or session.predicate(task, node) is not None:
         return None
     # FutureIdle is idle itself when nothing is terminating or pipelined on the node.
     on_idle = room is node.idle or fits_in(task.request, node.idle)

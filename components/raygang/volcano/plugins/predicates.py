@@ -87,8 +87,9 @@ def term_matches(term: NodeSelectorTerm, node: Node) -> bool:
 
 def selects(task: Task, node: Node) -> bool:
     """The NodeAffinity filter: nodeSelector and required node affinity."""
-    if any(node.labels.get(k) != v for k, v in task.placement.node_selector.items()):
-        return False
+    for key, value in task.placement.node_selector.items():
+        if node.labels.get(key) != value:
+            return False
     terms = task.placement.required_terms
     return terms is None or any(term_matches(t, node) for t in terms)
 
