@@ -127,7 +127,8 @@ def fits_in(request: Mapping[str, Num], free: Mapping[str, Num]) -> bool:
     for name in ("cpu", "memory"):
         if name not in request and not le(ZERO, free.get(name, ZERO)):
             return False
-    for name, value in request.items():
+    # A loop rather than all() over a generator: this runs for every node of every ranking.
+    for name, value in request.items():  # noqa: SIM110
         if not le(value, free.get(name, ZERO)):
             return False
     return True
