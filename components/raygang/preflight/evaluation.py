@@ -86,8 +86,9 @@ class Evaluation:
         )
         # Allocate's node choice for every placement of this job's pods and its siblings'
         # (head first, head last, after the siblings, for the fixes): they start from the
-        # same node objects, so a node ranked for one is not ranked again for the next.
-        self.choice = node_choice(self.session)
+        # same node objects, so a node ranked for one is not ranked again for the next; and
+        # from the snapshot's, as every job of the pass, whose ranks they share.
+        self.choice = node_choice(self.session, stack.ranks)
         # The enqueue action's log: the Pending PodGroups it admits before this one exists,
         # and every voter's ballot on this one (set by the driver; None without nodes).
         self.enqueued: EnqueueLog | None = None

@@ -3,17 +3,19 @@
 Follows Volcano's ``pkg/scheduler/cache`` snapshot taken at ``OpenSession``: the snapshot is
 read once per pass (with the stack's declared queues applied), and every job's preflight
 is handed the same :class:`StackView`. Plain data, built by :func:`stack_view` and dropped
-with the pass.
+with the pass, with one exception: the allocate action's node ranks, which every job's node
+choice reads and adds to (a job ranks anew only the kinds of pod no earlier job had).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from raygang.kube.snapshot import ClusterSnapshot
 from raygang.kuberay.jobplan import JobPlan
 from raygang.preflight.siblings import QueueJobs, by_queue
+from raygang.volcano.actions.allocate import SharedRanks
 from raygang.volcano.cache import Cluster, parse_snapshot, read_cluster
 from raygang.volcano.queue import QueueDecl
 
@@ -22,11 +24,13 @@ __all__ = ["StackView", "cluster_for", "stack_view"]
 
 @dataclass(frozen=True)
 class StackView:
-    """The cluster as every job of a stack sees it (None without a snapshot), and the
-    stack's jobs by queue (:func:`raygang.preflight.siblings.by_queue`)."""
+    """The cluster as every job of a stack sees it (None without a snapshot), the
+    stack's jobs by queue (:func:`raygang.preflight.siblings.by_queue`), and the node ranks
+    the jobs' node choices share (:func:`raygang.volcano.actions.allocate.node_choice`)."""
 
     cluster: Cluster | None
     queue_jobs: Mapping[str, QueueJobs]
+    ranks: SharedRanks = field(default_factory=SharedRanks, compare=False)
 
 
 def stack_view(

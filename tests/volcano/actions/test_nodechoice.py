@@ -1,6 +1,8 @@
 """The private node choice (``actions/_nodechoice.py``) agrees with its specification,
 ``best_node``: the same node for every pod of a simulation, whatever the ties, taints,
-selectors, cordons, full nodes and terminating pods, and so the same gangs placed."""
+selectors, cordons, full nodes and terminating pods, and so the same gangs placed; also
+when the choices of many sessions share their ranks (``SharedRanks``, as the jobs of one
+planning pass do)."""
 
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ from unittest import mock
 from hypothesis import given
 from hypothesis import strategies as st
 from raygang.volcano.actions import allocate
-from raygang.volcano.actions._nodechoice import NodeChoice
+from raygang.volcano.actions._nodechoice import NodeChoice, SharedRanks
 from raygang.volcano.actions.allocate import (
     best_node,
     node_rank,
@@ -44,8 +46,8 @@ def clusters(draw: st.DrawFn) -> list[Node]:
 class PlainChoice:
     """``best_node`` itself (over ``SESSION``), behind ``NodeChoice``'s interface."""
 
-    def __init__(self, rank: object) -> None:
-        del rank
+    def __init__(self, rank: object, kinds: object = None) -> None:
+        del rank, kinds
 
     def best(self, task: Task, nodes: Sequence[Node]) -> int | None:
         return best_node(task, nodes, SESSION)
@@ -61,8 +63,9 @@ class TestAgreesWithBestNode:
     def test_every_pod_of_a_simulation(self, data: st.DataObject) -> None:
         base = data.draw(clusters())
         tasks = data.draw(kinds())
-        # Equal but distinct task objects are kinds of their own: ranked alike.
-        tasks += [dataclasses.replace(t) for t in tasks[:1]]
+        # A distinct task object asking the same on the same terms, under another name:
+        # the same kind (its ranks are the first one's).
+        tasks += [dataclasses.replace(t, label="twin", pod_name="twin-*") for t in tasks[:1]]
         pods = data.draw(gangs(tasks, most=8))
         order = data.draw(st.permutations(range(len(pods))))
         before = copy.deepcopy(state(base))
@@ -167,3 +170,69 @@ class TestOneChoiceForManySimulations:
             return outcome_of(outcome)
         placed, failed, errors = place_singly(gang, work, SESSION, choice)
         return placed, failed.label if failed is not None else None, errors
+
+
+def _odd_names(task: Task, node: Node) -> str | None:
+    """A predicate the default configuration lacks: it refuses nodes of odd-length names."""
+    del task
+    return "odd name" if len(node.name) % 2 else None
+
+
+def _long_names(task: Task, node: Node) -> int:
+    """A node order the default configuration lacks: longer names first."""
+    del task
+    return 10 * len(node.name)
+
+
+# Sessions that rank otherwise than SESSION: they must never read SESSION's ranks.
+OTHER_PREDICATES = dataclasses.replace(SESSION, predicates=(*SESSION.predicates, _odd_names))
+OTHER_ORDER = dataclasses.replace(SESSION, node_orders=(*SESSION.node_orders, _long_names))
+
+
+class TestRanksSharedAcrossSessions:
+    @ENGINE
+    @given(data=st.data())
+    def test_the_jobs_of_a_pass(self, data: st.DataObject) -> None:
+        """One ``SharedRanks`` serving several sessions' choices (as the preflight's jobs of
+        one pass: each job its own session and choice, each starting from the snapshot's
+        nodes or from what the last left), the jobs' pods asking in part the same as another
+        job's under their own names, places every pod where ``best_node`` of its own session
+        does; sessions that rank otherwise (another predicate, another node order) among
+        them included."""
+        base = data.draw(clusters())
+        common = data.draw(kinds())
+        jobs = []
+        for number in range(data.draw(st.integers(1, 5))):
+            own = [
+                dataclasses.replace(t, label=f"job {number} {t.label}", pod_name=f"j{number}-*")
+                for t in common
+            ]
+            own += data.draw(kinds())
+            session = data.draw(st.sampled_from([SESSION, SESSION, OTHER_PREDICATES, OTHER_ORDER]))
+            jobs.append((session, data.draw(gangs(own, most=5)), data.draw(st.booleans())))
+        before = copy.deepcopy(state(base))
+        shared = SharedRanks()
+        last = list(base)
+        for session, gang, fresh in jobs:
+            choice = allocate.node_choice(session, shared)
+            work = list(base) if fresh else list(last)
+            for task in gang:
+                got = choice.best(task, work)
+                assert got == best_node(task, work, session)
+                if got is not None:
+                    place_on(work, got, task)
+            last = work
+        assert state(base) == before
+
+    def test_sessions_that_rank_otherwise_keep_their_own_ranks(self) -> None:
+        """The same kind on the same nodes, first in the default session, then in one whose
+        extra predicate refuses the node the default picks: the second does not take the
+        first's ranks."""
+        room = {"cpu": 8000, "memory": 8 * GI, "pods": 110}
+        empty = Node("empty", room, dict(room), {}, {}, (), False)  # odd: refused by the extra
+        busy = Node("busy", room, {**room, "cpu": 4000}, {}, {}, (), False)
+        task = Task("head", "h", "head-*", {"cpu": 1000, "memory": GI, "pods": 1}, Placement())
+        shared = SharedRanks()
+        assert allocate.node_choice(SESSION, shared).best(task, [busy, empty]) == 1
+        assert allocate.node_choice(OTHER_PREDICATES, shared).best(task, [busy, empty]) == 0
+        assert allocate.node_choice(SESSION, shared).best(task, [busy, empty]) == 1

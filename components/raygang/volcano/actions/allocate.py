@@ -11,10 +11,25 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from raygang.volcano.actions._nodechoice import NodeChoice
+from raygang.volcano.actions._nodechoice import NodeChoice, SharedRanks
 from raygang.volcano.api import ZERO, Node, Num, Res, SubJob, Task, fits_in, short_on_node
 from raygang.volcano.decisions import SubJobTurn
 from raygang.volcano.framework import QueueGate, Session
+
+__all__ = [
+    "MAX_SIMULATED_PODS",
+    "GangOutcome",
+    "SharedRanks",
+    "best_node",
+    "fit_errors",
+    "fit_failure",
+    "node_choice",
+    "node_rank",
+    "place_gang",
+    "place_on",
+    "place_singly",
+    "place_sub_jobs",
+]
 
 # Above this many pods the greedy simulation is skipped rather than slowing a preview.
 MAX_SIMULATED_PODS = 5000
@@ -81,16 +96,19 @@ def best_node(task: Task, nodes: Sequence[Node], session: Session) -> int | None
     return best[1] if best is not None else None
 
 
-def node_choice(session: Session) -> NodeChoice:
+def node_choice(session: Session, shared: SharedRanks | None = None) -> NodeChoice:
     """``best_node`` for ``session``, as the placements below ask it: each node ranked once
     per kind of pod, again only where a node object was replaced (:mod:`._nodechoice`).
 
     One choice may serve every simulation a caller runs with the same session over the same
     node objects (the preflight places one job's gang head first, head last, after its
     siblings, for its fixes, each from the same nodes): what one simulation ranked, the next
-    does not rank again.
+    does not rank again. ``shared``: ranks kept for the choices of other sessions too (the
+    preflight's, one per planning pass); read only by sessions with the same predicates and
+    node order, the only parts of a session :func:`node_rank` reads.
     """
-    return NodeChoice(lambda task, node: node_rank(task, node, session))
+    kinds = shared.kinds((session.predicates, session.node_orders)) if shared is not None else None
+    return NodeChoice(lambda task, node: node_rank(task, node, session), kinds)
 
 
 def fit_errors(task: Task, nodes: Sequence[Node], session: Session) -> dict[str, str]:
