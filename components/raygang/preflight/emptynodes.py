@@ -21,7 +21,7 @@ def fits_empty(task: Task, empty: Sequence[Node], session: Session) -> bool:
     """Whether some of the ``empty`` nodes takes ``task``: the first that does settles it
     (the question is yes or no; which nodes and how many is :func:`empty_holds`)."""
     return any(
-        size_fit(task, node.allocatable)[0] is None and session.predicate(task, node) is None
+        fits_in(task.request, node.allocatable) and session.predicate(task, node) is None
         for node in empty
     )
 

@@ -439,6 +439,9 @@ class Cluster:
     unreadable_pods: list[str]
     total: Res
     used: Res
+    # The nodes with nothing on them (the "fits no node, even empty" check): made with the
+    # cluster, once per pass, rather than for each job judged.
+    empty_nodes: list[Node]
 
     def queue_view(self, name: str) -> QueueView | None:
         """A queue of the session, ``default`` included (the scheduler always creates it)."""
@@ -452,10 +455,6 @@ class Cluster:
     @property
     def has_queues(self) -> bool:
         return self.parsed.has_queues
-
-    def empty_nodes(self) -> list[Node]:
-        """The nodes with nothing on them (the "fits no node, even empty" check)."""
-        return [n.empty() for n in self.nodes]
 
 
 def read_cluster(
@@ -502,6 +501,7 @@ def read_cluster(
         ],
         total=add_res(*(n.allocatable for n in nodes)),
         used=used_by(pods),
+        empty_nodes=[n.empty() for n in nodes],
     )
 
 

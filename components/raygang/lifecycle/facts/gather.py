@@ -112,28 +112,30 @@ def _head_pod(snapshot: ClusterSnapshot, namespace: str, cluster: str) -> Mappin
 
 
 def _cluster_pods(
-    snapshot: ClusterSnapshot, namespace: str, cluster: str, node_type: str | None = None
-) -> tuple[str, ...]:
-    """The cluster's pods (of ``node_type`` when given) that hold their nodes' resources:
-    bound and not finished.
+    snapshot: ClusterSnapshot, namespace: str, cluster: str
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The cluster's pods that hold their nodes' resources, bound and not finished, and
+    those of them that are workers; one pass over the snapshot's pods for both.
 
     Terminating pods count (a pod holds its node until it is gone, as the scheduler's cache
     keeps it); a pod never placed holds nothing, nor does one whose containers have all
     ended (the kubelet has released it).
     """
     names = []
+    workers = []
     for pod in snapshot.of_kind("Pod"):
         meta = as_mapping(pod.get("metadata"))
         labels = as_mapping(meta.get("labels"))
         if (
             (meta.get("namespace") or "") == namespace
             and labels.get("ray.io/cluster") == cluster
-            and node_type in (None, labels.get("ray.io/node-type"))
             and as_mapping(pod.get("spec")).get("nodeName")
             and as_mapping(pod.get("status")).get("phase") not in ("Succeeded", "Failed")
         ):
             names.append(str(meta.get("name")))
-    return tuple(sorted(names))
+            if labels.get("ray.io/node-type") == "worker":
+                workers.append(names[-1])
+    return tuple(sorted(names)), tuple(sorted(workers))
 
 
 def _sidecar_facts(pod: Mapping[str, Any], notes: list[str]) -> SidecarFacts | None:
@@ -350,6 +352,7 @@ def gather_facts(snapshot: ClusterSnapshot, namespace: str, name: str) -> JobFac
         The facts; objects the snapshot does not hold are None.
     """
     notes: list[str] = []
+    cluster_pods, worker_pods = _cluster_pods(snapshot, namespace, name)
     job = _of_api(snapshot, "Job", namespace, name, "batch/", notes)
     cluster = _of_api(snapshot, "RayCluster", namespace, name, "ray.io/", notes)
     podgroup = _of_api(
@@ -367,7 +370,7 @@ def gather_facts(snapshot: ClusterSnapshot, namespace: str, name: str) -> JobFac
         podgroup=_podgroup_facts(podgroup) if podgroup is not None else None,
         record=_record_facts(record, notes) if record is not None else None,
         pods_observed=snapshot.has_kind("Pod"),
-        cluster_pods=_cluster_pods(snapshot, namespace, name),
-        worker_pods=_cluster_pods(snapshot, namespace, name, "worker"),
+        cluster_pods=cluster_pods,
+        worker_pods=worker_pods,
         notes=tuple(notes),
     )

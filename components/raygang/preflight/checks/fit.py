@@ -15,7 +15,7 @@ from raygang.volcano.api import Node, Task, asked_names, fit_error_message, show
 
 def check_fit(ev: Evaluation) -> None:
     if ev.cluster is not None and ev.cluster.has_nodes:
-        nodes = ev.cluster.empty_nodes()
+        nodes = ev.cluster.empty_nodes
         what = "node"
     elif ev.shapes:
         nodes = shape_nodes(ev.shapes)
