@@ -26,11 +26,14 @@ objects, one after the other, each cleaned away before the next:
 Both Pulumi variants use the same CLI, language host, provider and default parallelism.
 Each ``up`` runs with ``--skip-preview``, so preview and up are timed apart, and writes the
 engine's event log, from which :mod:`benchmarks.real_engine_timeline` says per kind how long
-the create steps took and how many were in flight. With ``--parallel N ...``, raygang's
-``up`` of the largest size runs again with each ``--parallel N``; ``--variants`` runs only
-some of the three (``--sizes 100 --variants raygang kubectl --parallel 32`` is one
-iteration on raygang's ``up``, its ratio to kubectl measured in the same run). In the same
-run, ``raygang plan --cluster`` of 100 jobs against a 500-node snapshot
+the create steps took and how many were in flight; the size of its state file after ``up``
+is reported beside it. With ``--parallel N ...``, raygang's ``up`` of the largest size runs
+again with each ``--parallel N``; with ``--skip-checkpoints``, again with
+``PULUMI_SKIP_CHECKPOINTS=true`` (the engine then writes the state once, at the end, instead
+of the whole file before and after every step), at the default and at each ``--parallel N``;
+``--variants`` runs only some of the three (``--sizes 100 --variants raygang kubectl
+--parallel 32`` is one iteration on raygang's ``up``, its ratio to kubectl measured in the
+same run). In the same run, ``raygang plan --cluster`` of 100 jobs against a 500-node snapshot
 (:mod:`benchmarks.preflight`) is timed against the real ``pulumi preview`` of 100 jobs.
 Times are one run each (an ``up`` of 100 jobs is minutes long): the ratios are what travels
 between machines, the seconds are this machine's. Nothing is asserted; the targets are
@@ -91,6 +94,13 @@ TARGETS: dict[str, tuple[float, str]] = {
     ),
 }
 GONE_TIMEOUT_S = 600.0
+# With a DIY backend (this benchmark's file:// state) the engine writes the whole state before
+# and after every step, one write at a time, each growing with the stack: O(N^2) bytes for an
+# `up` of N jobs (pulumi pkg/v3 backend/snapshot.go, defaultServiceLoop). Set, it keeps the
+# state in memory and writes it once at the end (unsafeServiceLoop); Pulumi Cloud sends
+# deltas (journaling) instead.
+SKIP_CHECKPOINTS = {"PULUMI_SKIP_CHECKPOINTS": "true"}
+SKIP_CHECKPOINTS_TEXT = " ".join(f"{k}={v}" for k, v in SKIP_CHECKPOINTS.items())
 
 WAITS = {
     "raygang": "Queue Open, every RayCluster ready (pulumi.com/waitFor), then the submitter "
@@ -246,6 +256,8 @@ class VariantResult:
     preview: str
     waits_for: str
     timeline: Timeline | None = None
+    #: The stack's state file after ``up`` (the Pulumi variants), in bytes.
+    state_bytes: int | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready."""
@@ -261,6 +273,8 @@ class SizeResult:
     kinds: dict[str, int]
     variants: dict[str, VariantResult] = field(default_factory=dict)
     parallel: dict[int, VariantResult] = field(default_factory=dict)
+    #: raygang's ``up`` again with PULUMI_SKIP_CHECKPOINTS=true, by ``--parallel`` (0: default).
+    skip_checkpoints: dict[int, VariantResult] = field(default_factory=dict)
 
     def ratio(self, phase: str, other: str) -> float | None:
         """raygang's time over ``other``'s for ``phase`` (``preview`` or ``up``)."""
@@ -278,6 +292,9 @@ class SizeResult:
             "kinds": self.kinds,
             "variants": {k: v.as_dict() for k, v in self.variants.items()},
             "raygang_up_with_parallel": {str(k): v.as_dict() for k, v in self.parallel.items()},
+            "raygang_up_skip_checkpoints": {
+                str(k): v.as_dict() for k, v in self.skip_checkpoints.items()
+            },
             "ratios": {
                 f"{phase}_raygang_over_{other}": self.ratio(phase, other)
                 for phase in ("preview", "up")
@@ -309,6 +326,23 @@ class Rendered:
         waiting = [o for o in others if o["kind"] == "PodGroup" and o["spec"].get("queue") in names]
         dry = [o for o in objects if o not in waiting]
         return cls(objects, text(queues), text(others), text(jobs), text(dry))
+
+
+def state_file_bytes(backend_url: str, project: str, stack: str) -> int | None:
+    """The size of ``stack``'s state file in a ``file://`` backend, if there is one.
+
+    The DIY backend keeps it at ``.pulumi/stacks/<project>/<stack>.json`` (``.gz`` or
+    ``.zst`` when compressed), or ``.pulumi/stacks/<stack>.json`` in a legacy backend.
+    """
+    if not backend_url.startswith("file://"):
+        return None
+    stacks = Path(backend_url.removeprefix("file://")) / ".pulumi" / "stacks"
+    for base in (stacks / project / stack, stacks / stack):
+        for suffix in (".json", ".json.gz", ".json.zst"):
+            path = base.with_name(base.name + suffix)
+            if path.is_file():
+                return path.stat().st_size
+    return None
 
 
 def _timed(func: Callable[[], object]) -> float:
@@ -453,8 +487,12 @@ class Bench:
         )
         return result
 
-    def run_parallel(self, result: SizeResult, parallel: Sequence[int]) -> None:
-        """raygang's ``up`` of ``result``'s size again with each ``--parallel N``."""
+    def run_parallel(
+        self, result: SizeResult, parallel: Sequence[int], skip_checkpoints: bool = False
+    ) -> None:
+        """raygang's ``up`` of ``result``'s size again with each ``--parallel N``; with
+        ``skip_checkpoints``, again with PULUMI_SKIP_CHECKPOINTS=true at the default and at
+        each ``--parallel N``."""
         assert self.raygang is not None
         preview = result.variants["raygang"].preview_seconds
         for slots in parallel:
@@ -462,13 +500,29 @@ class Bench:
             result.parallel[slots] = self._up(
                 "raygang", self.raygang, result.jobs, preview, ("--parallel", str(slots))
             )
+        if not skip_checkpoints:
+            return
+        skipping = LocalPulumi(self.raygang.project, {**self.raygang.env, **SKIP_CHECKPOINTS})
+        for slots in (0, *parallel):
+            extra = ("--parallel", str(slots)) if slots else ()
+            what = " ".join(["raygang", SKIP_CHECKPOINTS_TEXT, *extra])
+            self.say(f"  N={result.jobs} {what}: up, destroy ...")
+            result.skip_checkpoints[slots] = self._up(
+                "raygang", skipping, result.jobs, preview, extra, "-skip-checkpoints"
+            )
 
     def _up(
-        self, variant: str, pulumi: LocalPulumi, n: int, preview: float, extra: Sequence[str]
+        self,
+        variant: str,
+        pulumi: LocalPulumi,
+        n: int,
+        preview: float,
+        extra: Sequence[str],
+        tag: str = "",
     ) -> VariantResult:
         """``up`` (its event log kept), the state checked, then ``destroy`` until gone."""
         stack = f"bench-n{n}"
-        log = self.workdir / f"events-{variant}-{n}{''.join(extra).replace('--', '-')}.jsonl"
+        log = self.workdir / f"events-{variant}-{n}{''.join(extra).replace('--', '-')}{tag}.jsonl"
         log.unlink(missing_ok=True)
         up = _timed(
             partial(
@@ -477,6 +531,8 @@ class Bench:
             )
         )  # fmt: skip
         self._check_ready(n)
+        project = yaml.safe_load((pulumi.project / "Pulumi.yaml").read_text())["name"]
+        state = state_file_bytes(pulumi.env.get("PULUMI_BACKEND_URL", ""), project, stack)
 
         def destroy() -> None:
             pulumi.run("destroy", "--yes", "--skip-preview", "--stack", stack)
@@ -485,7 +541,14 @@ class Bench:
         timeline = read_timeline(log) if log.is_file() else None
         return self._done(
             VariantResult(
-                variant, preview, up, _timed(destroy), PREVIEWS[variant], WAITS[variant], timeline
+                variant,
+                preview,
+                up,
+                _timed(destroy),
+                PREVIEWS[variant],
+                WAITS[variant],
+                timeline,
+                state,
             )
         )
 
@@ -598,10 +661,19 @@ def targets(
     ]
 
 
-def _timeline(name: str, timeline: Timeline, out: Callable[[str], None]) -> None:
+def _timeline(name: str, variant: VariantResult, out: Callable[[str], None]) -> None:
+    timeline = variant.timeline
+    if timeline is None:
+        return
+    # The size the engine rewrote before and after every step (unless checkpoints are skipped).
+    state = (
+        f", state file {variant.state_bytes / 1e6:.2f} MB after up"
+        if variant.state_bytes is not None
+        else ""
+    )
     out(
         f"  {name}: {format_seconds(timeline.seconds)} of events, at most "
-        f"{timeline.max_in_flight} steps in flight"
+        f"{timeline.max_in_flight} steps in flight{state}"
     )
     rows = [["    kind", "steps", "median", "longest", "first start", "last end"]]
     for k in timeline.kinds:
@@ -664,27 +736,29 @@ def report(
     out("")
     out(f"[up timeline] N={last.jobs}: create steps by kind (engine event log, whole seconds)")
     for name, variant in last.variants.items():
-        if variant.timeline is not None:
-            _timeline(name, variant.timeline, out)
-    if last.parallel:
+        _timeline(name, variant, out)
+    reruns = [(slots, False, v) for slots, v in sorted(last.parallel.items())]
+    reruns += [(slots, True, v) for slots, v in sorted(last.skip_checkpoints.items())]
+    if reruns:
         out("")
-        out(f"[--parallel] raygang pulumi up of {last.jobs} jobs")
-        rows = [["parallel", "up", "up raygang/kubectl", "steps in flight"]]
+        out(f"[--parallel, --skip-checkpoints] raygang pulumi up of {last.jobs} jobs")
+        rows = [["parallel", "state written", "up", "up raygang/kubectl", "steps in flight"]]
         kubectl = last.variants.get("kubectl")
-        default = last.variants["raygang"]
-        for slots, v in [(0, default), *sorted(last.parallel.items())]:
+        for slots, skipped, v in [(0, False, last.variants["raygang"]), *reruns]:
             rows.append(
                 [
                     str(slots) if slots else "default",
+                    "once, at the end" if skipped else "before and after each step",
                     format_seconds(v.up_seconds),
                     _ratio(v.up_seconds / kubectl.up_seconds if kubectl else None),
                     str(v.timeline.max_in_flight) if v.timeline else "n/a",
                 ]
             )
         _table(rows, out)
-        for slots, v in sorted(last.parallel.items()):
-            if v.timeline is not None:
-                _timeline(f"--parallel {slots}", v.timeline, out)
+        for slots, skipped, v in reruns:
+            env = SKIP_CHECKPOINTS_TEXT if skipped else ""
+            label = " ".join(w for w in (env, f"--parallel {slots}" if slots else "") if w)
+            _timeline(label, v, out)
     out("")
     out("targets")
     rows = [["target", "value", "limit", "result", "measured on"]]
@@ -703,17 +777,18 @@ def run(
     out: Callable[[str], None],
     parallel: Sequence[int] = (),
     variants: Sequence[str] = VARIANTS,
+    skip_checkpoints: bool = False,
 ) -> list[SizeResult]:
-    """Every size on ``cluster`` (started), smallest first; then the ``--parallel`` runs of
-    the largest."""
+    """Every size on ``cluster`` (started), smallest first; then the ``--parallel`` and
+    ``--skip-checkpoints`` runs of the largest."""
     bench = Bench(cluster, bin_dir, workdir, out)
     out("  preparing: manifests, `raygang plan --format yaml`, stacks, warm-up previews ...")
     rendered = bench.prepare(sizes)
     results = []
     for n in sizes:
         results.append(bench.run_size(n, rendered[n], variants))
-    if parallel and "raygang" in variants:
-        bench.run_parallel(results[-1], parallel)
+    if (parallel or skip_checkpoints) and "raygang" in variants:
+        bench.run_parallel(results[-1], parallel, skip_checkpoints)
     return results
 
 
@@ -755,6 +830,12 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--parallel", type=int, nargs="+", default=[], metavar="N",
         help="also run raygang's up of the largest size with each --parallel N",
+    )  # fmt: skip
+    parser.add_argument(
+        "--skip-checkpoints", action="store_true",
+        help=f"also run raygang's up of the largest size with {SKIP_CHECKPOINTS_TEXT} (state "
+        "written once at the end, not before and after every step), at the default and at "
+        "each --parallel N",
     )  # fmt: skip
     parser.add_argument(
         "--variants", nargs="+", choices=VARIANTS, default=list(VARIANTS), metavar="NAME",
@@ -803,7 +884,10 @@ def main(
     try:
         nodes = ", ".join(f"{n.name} {n.cpu} cpu/{n.memory}/{n.pods} pods" for n in cluster.nodes)
         out(f"  nodes: {nodes}")
-        results = run(sizes, cluster, workdir, cluster.bin_dir, out, args.parallel, args.variants)
+        results = run(
+            sizes, cluster, workdir, cluster.bin_dir, out, args.parallel, args.variants,
+            args.skip_checkpoints,
+        )  # fmt: skip
         preflight = None
         if not args.no_preflight_plan:
             out(f"  raygang plan --cluster, {PREFLIGHT_JOBS} jobs x 500 nodes (best of 3) ...")

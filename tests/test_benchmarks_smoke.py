@@ -97,3 +97,68 @@ def test_timeline_of_an_event_log(tmp_path: Path) -> None:
     assert (clusters.count, clusters.median_seconds, clusters.max_seconds) == (2, 18.0, 18.0)
     assert (clusters.first_start, clusters.last_end) == (1.0, 20.0)
     assert (jobs.kind, jobs.count, jobs.max_seconds) == ("kubernetes:batch/v1:Job", 1, 1.0)
+
+
+def test_state_file_of_a_file_backend(tmp_path: Path) -> None:
+    from benchmarks.real_engine import state_file_bytes
+
+    url = f"file://{tmp_path}"
+    stacks = tmp_path / ".pulumi" / "stacks"
+    assert state_file_bytes(url, "raygang", "bench-n1") is None
+    (stacks / "raygang").mkdir(parents=True)
+    (stacks / "raygang" / "bench-n1.json").write_text("x" * 123)
+    (stacks / "other").mkdir()
+    (stacks / "other" / "bench-n10.json.gz").write_bytes(b"y" * 45)
+    (stacks / "bench-n100.json").write_text("z" * 6)  # a legacy (project-less) backend
+    assert state_file_bytes(url, "raygang", "bench-n1") == 123
+    assert state_file_bytes(url, "other", "bench-n1") is None  # another project's stack
+    assert state_file_bytes(url, "other", "bench-n10") == 45
+    assert state_file_bytes(url, "raygang", "bench-n100") == 6
+    assert state_file_bytes("s3://bucket", "raygang", "bench-n1") is None
+
+
+def test_report_of_the_reruns() -> None:
+    from benchmarks.real_engine import (
+        SKIP_CHECKPOINTS_TEXT,
+        SizeResult,
+        VariantResult,
+        _parser,
+        report,
+    )
+    from benchmarks.real_engine_timeline import KindTimes, Timeline
+
+    def variant(name: str, up: float, flight: int = 0, state: int | None = None) -> VariantResult:
+        kinds = (KindTimes("kubernetes:batch/v1:Job", 2, 1.0, 2.0, 0.0, 3.0),)
+        timeline = Timeline(kinds, flight, up) if flight else None
+        return VariantResult(name, 1.0, up, 1.0, "p", "w", timeline, state)
+
+    size = SizeResult(jobs=2, objects=9, kinds={"Job": 2})
+    size.variants = {
+        "raygang": variant("raygang", 90.0, 8, 3_100_000),
+        "kubectl": variant("kubectl", 30.0),
+    }
+    size.parallel = {32: variant("raygang", 60.0, 30, 3_000_000)}
+    size.skip_checkpoints = {
+        0: variant("raygang", 45.0, 8, 2_900_000),
+        32: variant("raygang", 15.0, 31),
+    }
+    lines: list[str] = []
+    report([size], lines.append)
+    text = "\n".join(lines)
+    assert "[--parallel, --skip-checkpoints] raygang pulumi up of 2 jobs" in text, text
+    # parallel, state written, up, ratio to kubectl, steps in flight: the default run first.
+    rows = [line.split() for line in lines if line.startswith(("  default", "  32"))]
+    assert [(r[0], r[1], r[-2], r[-1]) for r in rows] == [
+        ("default", "before", "3.00", "8"),
+        ("32", "before", "2.00", "30"),
+        ("default", "once,", "1.50", "8"),
+        ("32", "once,", "0.50", "31"),
+    ], rows
+    assert "  raygang: " in text and "state file 3.10 MB after up" in text, text
+    assert f"  {SKIP_CHECKPOINTS_TEXT}: " in text and "state file 2.90 MB after up" in text
+    assert f"  {SKIP_CHECKPOINTS_TEXT} --parallel 32: " in text, text
+    data = size.as_dict()
+    assert set(data["raygang_up_skip_checkpoints"]) == {"0", "32"}
+    assert data["raygang_up_skip_checkpoints"]["0"]["state_bytes"] == 2_900_000
+    assert _parser().parse_args(["--skip-checkpoints"]).skip_checkpoints is True
+    assert _parser().parse_args([]).skip_checkpoints is False
