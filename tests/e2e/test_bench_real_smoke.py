@@ -34,6 +34,9 @@ def test_one_job_through_every_variant(cluster: LocalCluster, tmp_path: Path) ->
     assert set(size["variants"]) == set(VARIANTS)
     for variant in size["variants"].values():
         assert variant["preview_seconds"] > 0 and variant["up_seconds"] > 0
+    # Each Pulumi up's state file was found in the file backend (kubectl keeps none).
+    states = {name: v["state_bytes"] for name, v in size["variants"].items()}
+    assert states["kubectl"] is None and states["raygang"] > 0 and states["bare"] > 0, states
     assert all(r is not None and r > 0 for r in size["ratios"].values()), size["ratios"]
     # The engine's event log says where up's time went: one RayCluster create step.
     timeline = size["variants"]["raygang"]["timeline"]
