@@ -300,6 +300,16 @@ class TestRefused:
         message = refused(lambda: RayJobGang("j", {"manifest": manifest, "queue": "other"}))
         assert "input queue is 'other'" in message and "'ray-batch'" in message
 
+    def test_a_cluster_queue_name_the_label_does_not_give(self) -> None:
+        # The same rule and words as a RayJobGang's: the label decides the PodGroup's queue.
+        message = refused(
+            lambda: RayClusterGang("c", {"manifest": shared_cluster(), "queue": "other"})
+        )
+        assert message.endswith(
+            "RayClusterGang c input queue is 'other', but the manifest's volcano.sh/queue-name "
+            "label names 'ray-batch': the PodGroup goes to the label's queue"
+        )
+
     def test_a_malformed_manifest_reads_as_the_cli_reads_it(self) -> None:
         manifest = dev_config()["raygang:jobs"][0]
         bad = {**manifest, "spec": {**manifest["spec"], "entrypoint": 3}}

@@ -44,7 +44,7 @@ from raygang.component.rayjobgang import RayJobGang as _RayJobGang
 from raygang.kube.errors import SpecError
 from raygang.loader import load_documents
 from raygang.pipeline import plan_program
-from raygang.plan import StackPlan
+from raygang.plan import PlannedCluster, PlannedJob, StackPlan
 from raygang.volcano.queue import parse_queue
 
 PACKAGE = "raygang"
@@ -297,22 +297,10 @@ class RayJobGang(_RayJobGang):
                 f"kind RayJob); it declares {len(stack.jobs)}"
             )
         job = stack.jobs[0]
-        if isinstance(given, str) and given != job.plan.queue:
-            raise pulumi.RunError(
-                f"raygang: {component} input queue is {given!r}, but the manifest's "
-                f"volcano.sh/queue-name label names {job.plan.queue!r}: the PodGroup goes to the "
-                "label's queue"
-            )
-        # The companions as the stack program creates them, beside the gang rather than in
-        # it, so their names and objects are the same; they follow the gang's providers.
-        made = create_companions(stack.companions, _beside(opts))
+        _check_queue_input(component, given, job.plan.queue)
         super().__init__(
             name,
-            _ComponentArgs(
-                job=job,
-                queue=queue,
-                companions=[made[c.key] for c in stack.companions_of(job)],
-            ),
+            _ComponentArgs(job=job, queue=queue, companions=_companions_beside(stack, job, opts)),
             opts,
         )
 
@@ -349,20 +337,11 @@ class RayClusterGang(_RayClusterGang):
                 f"and {len(stack.jobs)} RayJobs"
             )
         cluster = stack.clusters[0]
-        if isinstance(given, str) and given != cluster.plan.queue:
-            raise pulumi.RunError(
-                f"raygang: {component} input queue is {given!r}, but the manifest's "
-                f"volcano.sh/queue-name label names {cluster.plan.queue!r}: the PodGroup goes "
-                "to the label's queue"
-            )
-        # Beside the gang, as for a RayJobGang (and as the stack program creates them).
-        made = create_companions(stack.companions, _beside(opts))
+        _check_queue_input(component, given, cluster.plan.queue)
         super().__init__(
             name,
             _ClusterArgs(
-                cluster=cluster,
-                queue=queue,
-                companions=[made[c.key] for c in stack.companions_of(cluster)],
+                cluster=cluster, queue=queue, companions=_companions_beside(stack, cluster, opts)
             ),
             opts,
         )
@@ -411,6 +390,26 @@ def _plan_inputs(
     for warning in planned.gate.warnings:
         pulumi.log.warn(f"raygang: {warning}")
     return planned.plan, given, queue
+
+
+def _check_queue_input(component: str, given: object, label_queue: str | None) -> None:
+    """A queue input given by name must be the one the manifest's label names."""
+    if isinstance(given, str) and given != label_queue:
+        raise pulumi.RunError(
+            f"raygang: {component} input queue is {given!r}, but the manifest's "
+            f"volcano.sh/queue-name label names {label_queue!r}: the PodGroup goes to the "
+            "label's queue"
+        )
+
+
+def _companions_beside(
+    stack: StackPlan, item: PlannedJob | PlannedCluster, opts: pulumi.ResourceOptions | None
+) -> list[pulumi.Resource]:
+    """The companions of ``item``'s manifest as the stack program creates them: beside the
+    gang rather than in it, so their names and objects are the same; they follow the gang's
+    providers."""
+    made = create_companions(stack.companions, _beside(opts))
+    return [made[c.key] for c in stack.companions_of(item)]
 
 
 def _beside(opts: pulumi.ResourceOptions | None) -> pulumi.ResourceOptions | None:
