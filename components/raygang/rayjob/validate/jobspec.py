@@ -32,10 +32,19 @@ FLOAT32_MAX = 3.4028234663852886e38
 
 
 def check_spec(c: Checker, spec: Mapping[str, Any], meta: Mapping[str, Any]) -> None:
+    """``ValidateRayJobSpec`` and the submitter's rules, in the order they are reported."""
     mode_value = spec.get("submissionMode", "K8sJobMode")
     mode = mode_value if isinstance(mode_value, str) else "K8sJobMode"
-    name = as_str(meta.get("name")) or "<name>"
-    namespace = as_str(meta.get("namespace")) or "default"
+    _check_mode(c, mode)
+    submits = _check_entrypoint(c, spec, mode)
+    _check_submitter(c, spec, mode)
+    _check_retries_and_deadlines(c, spec, mode)
+    _check_finish(c, spec)
+    _check_submitted_values(c, spec, submits)
+    _check_cluster_source(c, spec, mode, meta)
+
+
+def _check_mode(c: Checker, mode: str) -> None:
     if mode == "HTTPMode":
         c.bad(
             "spec.submissionMode",
@@ -50,8 +59,11 @@ def check_spec(c: Checker, spec: Mapping[str, Any], meta: Mapping[str, Any]) -> 
             ", ".join(SUPPORTED_MODES),
         )
 
-    template = as_map(spec.get("submitterPodTemplate"))
-    template_pod = as_map(template.get("spec"))
+
+def _check_entrypoint(c: Checker, spec: Mapping[str, Any], mode: str) -> bool:
+    """The entrypoint; returns whether the submitter runs ``ray job submit`` with it (a
+    K8sJobMode template whose first container sets its own command does not)."""
+    template_pod = as_map(as_map(spec.get("submitterPodTemplate")).get("spec"))
     first = as_list(template_pod.get("containers"))
     custom_command = bool(first) and as_map(first[0]).get("command") is not None
     entrypoint = spec.get("entrypoint", "")
@@ -69,7 +81,12 @@ def check_spec(c: Checker, spec: Mapping[str, Any], meta: Mapping[str, Any]) -> 
         refused = c.rules.entrypoint(entrypoint)
         if refused:
             c.bad("spec.entrypoint", *refused)
+    return submits
 
+
+def _check_submitter(c: Checker, spec: Mapping[str, Any], mode: str) -> None:
+    """SidecarMode's refusals, or a K8sJobMode submitter template's pod; its backoffLimit."""
+    template = as_map(spec.get("submitterPodTemplate"))
     if mode == "SidecarMode":
         if "submitterPodTemplate" in spec and spec["submitterPodTemplate"] is not None:
             c.bad("spec.submitterPodTemplate", SIDECAR_NO_TEMPLATE, "remove it, or use K8sJobMode")
@@ -77,7 +94,7 @@ def check_spec(c: Checker, spec: Mapping[str, Any], meta: Mapping[str, Any]) -> 
             c.bad("spec.submitterConfig", SIDECAR_NO_CONFIG, "remove it, or use K8sJobMode")
     elif mode == "K8sJobMode" and template:
         pod_path = "spec.submitterPodTemplate.spec"
-        policy = template_pod.get("restartPolicy")
+        policy = as_map(template.get("spec")).get("restartPolicy")
         if policy not in (None, "Never", "OnFailure"):
             c.bad(
                 f"{pod_path}.restartPolicy",
@@ -88,6 +105,9 @@ def check_spec(c: Checker, spec: Mapping[str, Any], meta: Mapping[str, Any]) -> 
     backoff = as_int(as_map(spec.get("submitterConfig")).get("backoffLimit"))
     c.whole("spec.submitterConfig.backoffLimit", backoff, 0)
 
+
+def _check_retries_and_deadlines(c: Checker, spec: Mapping[str, Any], mode: str) -> None:
+    """backoffLimit, the two deadlines and managedBy."""
     job_backoff = c.whole("spec.backoffLimit", spec.get("backoffLimit"), 0)
     if mode == "InteractiveMode" and job_backoff:
         c.bad(
@@ -105,6 +125,9 @@ def check_spec(c: Checker, spec: Mapping[str, Any], meta: Mapping[str, Any]) -> 
             " or ".join(MANAGED_BY),
         )
 
+
+def _check_finish(c: Checker, spec: Mapping[str, Any]) -> None:
+    """The TTL and suspend, which KubeRay allows only with shutdownAfterJobFinishes."""
     shutdown = spec.get("shutdownAfterJobFinishes") is True
     ttl = c.whole("spec.ttlSecondsAfterFinished", spec.get("ttlSecondsAfterFinished"), 0)
     if ttl and not shutdown:
@@ -122,6 +145,10 @@ def check_spec(c: Checker, spec: Mapping[str, Any], meta: Mapping[str, Any]) -> 
             "spec.shutdownAfterJobFinishes: true",
         )
 
+
+def _check_submitted_values(c: Checker, spec: Mapping[str, Any], submits: bool) -> None:
+    """What the submitter passes to ``ray job submit``: the job ID, the runtime env, the
+    entrypoint's resources and the metadata (its Ray version)."""
     job_id = spec.get("jobId")
     # An empty jobId is Go's zero value: KubeRay treats it as unset (InteractiveMode
     # samples ship `jobId: ""` for the user to fill in).
@@ -165,6 +192,13 @@ def check_spec(c: Checker, spec: Mapping[str, Any], meta: Mapping[str, Any]) -> 
                 "a JSON object of custom resources, e.g. '{\"Custom_1\": 1}'",
             )
 
+
+def _check_cluster_source(
+    c: Checker, spec: Mapping[str, Any], mode: str, meta: Mapping[str, Any]
+) -> None:
+    """The cluster: a rayClusterSpec (checked by :mod:`.cluster`), never a clusterSelector."""
+    name = as_str(meta.get("name")) or "<name>"
+    namespace = as_str(meta.get("namespace")) or "default"
     selector = spec.get("clusterSelector")
     if isinstance(selector, Mapping) and selector:
         c.bad(
