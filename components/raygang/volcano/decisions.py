@@ -145,12 +145,15 @@ class EnqueueLog:
 class QueueShares:
     """proportion's shares as its ``OnSessionOpen`` computed them, per queue with jobs
     (``queues``): the water-filled ``deserved``, what is ``allocated`` and what the jobs
-    ``request``. allocate's queue order, ``Overused`` and ``queueAllocatable`` read them."""
+    ``request``, and the queues ``closed`` to allocate (not Open: ``queueAllocatable``
+    refuses every task of theirs, whatever their share). allocate's queue order,
+    ``Overused`` and ``queueAllocatable`` read them."""
 
     queues: Mapping[str, QueueView]
     deserved: Mapping[str, Res]
     allocated: Mapping[str, Res]
     request: Mapping[str, Res]
+    closed: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,9 @@ from typing import Any
 from raygang.kube.snapshot import ClusterSnapshot
 from raygang.volcano.api import Num, Res, add_res
 from raygang.volcano.cache import QueueView
+from raygang.volcano.conf import open_session
 from raygang.volcano.decisions import QueueShares
+from raygang.volcano.framework import Newest
 from raygang.volcano.plugins.proportion import (
     deserved_shares,
     overused,
@@ -242,3 +244,24 @@ class TestQueueOrder:
             "a-tie",
             "b-tie",
         ]
+
+
+class TestQueueAllocatableOfAQueueNotOpen:
+    def test_the_session_refuses_every_task_of_a_closed_queue_whatever_its_share(self) -> None:
+        # Both queues deserve far more than one 1-cpu pod; only the Open one takes it.
+        objects = [
+            node("n1", "8", "8G", "10"),
+            queue("open-q"),
+            queue("shut-q", state="Closed"),
+            podgroup("o", "open-q", "Running", 1, {"cpu": "1"}),
+            pod("o-0", None, {"cpu": "1"}, "o", phase="Pending"),
+            podgroup("s", "shut-q", "Running", 1, {"cpu": "1"}),
+            pod("s-0", None, {"cpu": "1"}, "s", phase="Pending"),
+        ]
+        c = session(objects).cluster
+        s = open_session(c, newest=Newest(c.queue_view("open-q"), {}))
+        assert s.shares is not None and s.shares.closed == {"shut-q"}
+        tasks = {g.queue: g.pending_pods[0].task() for g in c.groups}
+        assert s.allocatable("open-q", {})(tasks["open-q"], {})
+        assert not s.allocatable("shut-q", {})(tasks["shut-q"], {})
+        assert s.shares.deserved["shut-q"]["cpu"] >= 1_000

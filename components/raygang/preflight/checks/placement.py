@@ -48,17 +48,20 @@ def check_placement(ev: Evaluation, fair: tuple[Res, Res] | None) -> None:
         return
     before = ev.before()
     own = f"{ev.plan.namespace}/{ev.plan.podgroup_name}"
-    # When the fair-share check already failed, place without it so this check tells
-    # whether the nodes themselves could take the gang. The queue's allocation is the
-    # one at this gang's turn: gangs of the queue served first count.
+    # When the fair-share check already failed, or the queue is not Open (proportion's
+    # record: its queueAllocatable refuses every pod, as its vote refused the gang and the
+    # webhook the PodGroup), place without the queue's gate so this check tells whether
+    # the nodes themselves could take the gang. The queue's allocation is the one at this
+    # gang's turn: gangs of the queue served first count.
     gate = (
         ev.queue_gate(fair[1] if before.own_allocated is None else before.own_allocated)
         if fair is not None
         else None
     )
-    queue_ok = gate if "fair-share" not in ev.failed else None
+    closed = ev.queue is not None and ev.queue.name in ev.shares().closed
+    queue_ok = gate if "fair-share" not in ev.failed and not closed else None
     base = ev.base_after_others()
-    if gate is not None and queue_ok is None:
+    if gate is not None and "fair-share" in ev.failed:
         gated_condition(ev, base, gate)
     told = notes(before, own)
     prefix = ("; ".join(told) + "; ") if told else ""

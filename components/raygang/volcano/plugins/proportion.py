@@ -6,7 +6,9 @@ Follows Volcano's ``pkg/scheduler/plugins/proportion/proportion.go``: ``realCapa
 (weights, capped by realCapability and the queue's request, at least its guarantee),
 ``share`` (``helpers.Share``), the queue order (priority, then share; the session falls
 back to creation time, then name), the enqueueable vote and its ``queue resource quota
-insufficient`` event, ``Overused`` and ``queueAllocatable``.
+insufficient`` event, ``Overused`` and ``queueAllocatable``. A queue that is not Open is
+refused here twice, as in Volcano: its PodGroups by the enqueue vote, its tasks by
+``queueAllocatable`` (allocate's loop still serves its jobs, which then take nothing).
 """
 
 from __future__ import annotations
@@ -216,14 +218,22 @@ def deserved_shares(cluster: Cluster, own: QueueView | None, own_request: Res) -
         empty = all(v < EPSILON for n, v in remaining.items() if n != "pods")
         if empty or same_in_float64(remaining, before):
             break
-    return QueueShares(queues, deserved, allocated, request)
+    # The session's views of the queues (the judged job's as the session was opened with
+    # it): queueAllocatable refuses every task of one that is not Open.
+    closed = frozenset(name for name, q in queues.items() if not q.open)
+    return QueueShares(queues, deserved, allocated, request, closed)
 
 
-def queue_gate(deserved: Mapping[str, Num], allocated: Mapping[str, Num]) -> QueueGate:
-    """``queueAllocatable``: ``allocated + placed + task <= deserved`` on the task's own
-    requested names (pods never), strict per name."""
+def queue_gate(
+    deserved: Mapping[str, Num], allocated: Mapping[str, Num], is_open: bool
+) -> QueueGate:
+    """``queueAllocatable``: a queue that is not Open (``is_open`` False) takes no task,
+    whatever its share (Volcano checks the state first); an Open one ``allocated + placed +
+    task <= deserved`` on the task's own requested names (pods never), strict per name."""
 
     def ok(task: Task, placed: Res) -> bool:
+        if not is_open:
+            return False
         for name, value in task.request.items():
             if value > 0 and name != "pods":
                 total = allocated.get(name, ZERO) + placed.get(name, ZERO) + value
@@ -264,7 +274,8 @@ def on_session_open(session: Session, newest: Newest | None = None) -> Session:
             return overused(deserved.get(queue, {}), allocated)
 
         def allocatable(queue: str, allocated: Res, task: Task, placed: Res) -> bool:
-            return queue_gate(deserved.get(queue, {}), allocated)(task, placed)
+            is_open = queue not in shares.closed
+            return queue_gate(deserved.get(queue, {}), allocated, is_open)(task, placed)
 
         session = session.add_queue_order(order).add_overused(is_overused)
         session = session.add_allocatable(allocatable)
