@@ -190,7 +190,9 @@ class Step:
     Attributes:
         kind: ``gang`` its gang placed (``pods`` more pods in later turns), ``pipelined``
             its gang held on room terminating pods release, ``pods`` a ready job's pending
-            pods placed, ``capped`` its gang refused by its queue's deserved share.
+            pods placed, ``capped`` its gang refused by its queue's deserved share. A turn
+            that takes nothing otherwise leaves no step: the nodes refused the gang, or its
+            queue is not Open (proportion's ``queueAllocatable`` refuses every pod of it).
         ahead: why its queue came first (None: our queue, earlier in the job order).
         cap: for ``capped``: the names refused, the queue's deserved and allocated, and
             what the gang asked.
@@ -206,15 +208,19 @@ class Step:
 
 @dataclass(frozen=True)
 class Skipped:
-    """A queue allocate dropped as overused before our turn, and its jobs left unplaced."""
+    """A queue allocate dropped as overused before our turn, and its jobs left unplaced.
+
+    ``closed``: the queue is not Open (its jobs would have taken nothing in their turns).
+    """
 
     queue: str
     deserved: Res
     allocated: Res
     jobs: tuple[str, ...]
+    closed: bool = False
 
 
-LaterWhy = Literal["queue", "ready", "share", "order"]
+LaterWhy = Literal["queue", "ready", "share", "order", "closed"]
 
 
 @dataclass(frozen=True)
@@ -222,7 +228,9 @@ class Later:
     """An admitted job with pending pods whose turn comes after ours, and why.
 
     ``why``: ``queue`` our queue came first (``ahead``); in our queue, ``ready`` its gang
-    is ready already, ``share`` it holds more of the cluster (drf), ``order`` otherwise.
+    is ready already, ``share`` it holds more of the cluster (drf), ``order`` otherwise;
+    ``closed`` its queue is not Open (allocate serves it all the same, and proportion's
+    ``queueAllocatable`` then refuses every pod of it).
     """
 
     job: str

@@ -91,3 +91,19 @@ class TestNotes:
             "this gang is placed before ns1/e (queue team-a's job order puts gangs not yet "
             "ready first)",
         ]
+
+    def test_the_jobs_of_a_queue_not_open_wait_for_no_one(self) -> None:
+        # Their turns take nothing: neither a later turn nor a skipped queue of theirs is
+        # told, but this gang skipped with them still is.
+        before = Before(
+            nodes=[],
+            skipped=[
+                Skipped("shut", {"cpu": 1_000}, {"cpu": 1_000}, ("ns1/s",), closed=True),
+                Skipped("mine", {"cpu": 1_000}, {"cpu": 1_000}, ("ns1/m", OURS), closed=True),
+            ],
+            later=[Later("ns1/t", "shut", "closed")],
+        )
+        assert notes(before, OURS) == [
+            "queue mine has used its deserved share (deserved cpu 1, allocated cpu 1), so "
+            "allocate skips this gang",
+        ]

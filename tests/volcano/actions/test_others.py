@@ -169,3 +169,61 @@ class TestOverusedAndReady:
         assert with_ours.steps == []
         assert with_ours.later == [Later("ns1/elastic", "default", "ready")]
         assert state(with_ours.nodes) == state(c.nodes)
+
+
+class TestAQueueNotOpen:
+    """allocate's loop serves the jobs of a queue that is not Open like any other's;
+    proportion's ``queueAllocatable`` then refuses every pod of theirs."""
+
+    def running(self, name: str, q: str) -> list[dict[str, Any]]:
+        """A Running job of one pod on n1 with two more pending (1 cpu each)."""
+        return [
+            podgroup(name, q, "Running", 1, {"cpu": "1"}),
+            pod(f"{name}-0", "n1", {"cpu": "1"}, name),
+            *[pod(f"{name}-{i}", None, {"cpu": "1"}, name, phase="Pending") for i in (1, 2)],
+        ]
+
+    def test_a_running_job_of_a_closed_queue_places_no_pending_pod(self) -> None:
+        objects = [
+            node("n1", "10"),
+            queue("open-q"),
+            queue("shut-q", state="Closed"),
+            *self.running("o-run", "open-q"),
+            *self.running("s-run", "shut-q"),
+        ]
+        before, c = before_of(objects, None)
+        assert before.steps == [Step("ns1/o-run", "open-q", "pods", pods=2)]
+        (n1,) = before.nodes
+        (was,) = c.nodes
+        # o-run's two pending pods land; none of s-run's.
+        assert was.idle["cpu"] - n1.idle["cpu"] == 2_000
+
+    def test_a_gang_of_a_closed_queue_served_first_is_no_capped_gang(self) -> None:
+        # shut-q is the older queue at share 0: its gangs' turns come before ours and take
+        # nothing: no step, the nodes as they were. Open, it would have had the small
+        # gang placed and the big one capped by its deserved share.
+        objects = [
+            node("n1", "10"),
+            queue("shut-q", state="Closed"),
+            queue("open-q"),
+            *one_pod_gang("s-gang", "shut-q", "2026-03-01T00:00:00Z"),
+            podgroup("s-small", "shut-q", "Inqueue", 1, {"cpu": "1"}),
+            pod("s-small-0", None, {"cpu": "1"}, "s-small", phase="Pending"),
+        ]
+        objects[1]["metadata"]["creationTimestamp"] = "2026-01-01T00:00:00Z"
+        objects[2]["metadata"]["creationTimestamp"] = "2026-02-01T00:00:00Z"
+        before, c = before_of(objects, "open-q", 1)
+        assert before.own_turn
+        assert before.steps == [] and before.later == []
+        assert state(before.nodes) == state(c.nodes)
+
+    def test_its_jobs_after_ours_wait_as_closed(self) -> None:
+        objects = [
+            node("n1", "10"),
+            queue("open-q"),
+            queue("shut-q", state="Closed"),
+            *self.running("s-run", "shut-q"),
+        ]
+        before, _ = before_of(objects, "open-q", 1)
+        assert before.own_turn
+        assert before.later == [Later("ns1/s-run", "shut-q", "closed")]

@@ -68,9 +68,14 @@ def step_text(step: Step) -> str:
     )
 
 
-def skipped_text(skipped: Skipped, own: str) -> str:
+def skipped_text(skipped: Skipped, own: str) -> str | None:
+    """The queue skipped and its jobs; None when none is worth a word: the other jobs of a
+    queue that is not Open would have taken nothing in their turns."""
     names = [n for n in ordered(skipped.deserved) if n != "pods" and skipped.deserved[n] > 0]
-    jobs = [THIS if key == own else key for key in skipped.jobs]
+    kept = [key for key in skipped.jobs if key == own or not skipped.closed]
+    if not kept:
+        return None
+    jobs = [THIS if key == own else key for key in kept]
     return (
         f"queue {skipped.queue} has used its deserved share "
         f"({figures(names, skipped.deserved, skipped.allocated)}), so allocate skips "
@@ -79,9 +84,12 @@ def skipped_text(skipped: Skipped, own: str) -> str:
 
 
 def later_text(later: list[Later]) -> list[str]:
-    """This gang's turn before theirs, one note per reason."""
+    """This gang's turn before theirs, one note per reason. The jobs of a queue that is not
+    Open are left out: their turns take nothing, so they wait for no one."""
     groups: dict[str, list[str]] = {}
     for item in later:
+        if item.why == "closed":
+            continue
         if item.why == "queue":
             assert item.ahead is not None
             why = ahead_text(item.ahead)
@@ -97,7 +105,8 @@ def later_text(later: list[Later]) -> list[str]:
 
 def before_notes(before: Before, own: str) -> list[str]:
     """What happens before this gang's turn: the other jobs' turns, the queues skipped."""
-    return [step_text(s) for s in before.steps] + [skipped_text(s, own) for s in before.skipped]
+    skipped = (skipped_text(s, own) for s in before.skipped)
+    return [step_text(s) for s in before.steps] + [text for text in skipped if text is not None]
 
 
 def notes(before: Before, own: str) -> list[str]:

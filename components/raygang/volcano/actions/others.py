@@ -8,7 +8,10 @@ yet ready first, drf: the smaller dominant share first; then creation time and n
 turn pops the first queue, drops it for the rest of the session when it is overused (its
 allocation reaches its deserved share), pops its first job and allocates for it, then pushes
 the queue back with its new share. A gang not yet ready is placed whole or not at all, each
-pod through proportion's ``queueAllocatable``; a ready job places one pod per turn.
+pod through proportion's ``queueAllocatable``; a ready job places one pod per turn. The jobs
+of a queue that is not Open are served like any other (allocate's loop does not look at the
+queue's state): each takes its turn, ``queueAllocatable`` refuses every pod of it, and it is
+not pushed back; its queue keeps its place with its share unchanged.
 
 Job priority (a PriorityClass the snapshot does not hold) is taken as equal for every job.
 """
@@ -122,13 +125,14 @@ def place_others(
         now = key[1]
         assert not isinstance(now, str)
         deserved = shares.deserved.get(name, {})
+        closed = name in shares.closed  # proportion's record: the queue is not Open
         waiting = jobs[name]
         if not waiting:
             continue  # Volcano asks Overused first; a queue without jobs is dropped either way
         if session.overused(name, allocated.get(name, {})):
             dropped.add(name)
             left = tuple(j.key for _, _, j in sorted(waiting, key=lambda e: e[:2]))
-            before.skipped.append(Skipped(name, deserved, allocated.get(name, {}), left))
+            before.skipped.append(Skipped(name, deserved, allocated.get(name, {}), left, closed))
             if own is not None and name == own.queue:
                 before.own_allocated = allocated.get(name, {})
             continue
@@ -143,7 +147,7 @@ def place_others(
             if own is not None and own.queue in shares.queues and name != own.queue
             else None
         )
-        step = turn(job, before.nodes, shares.deserved.get(name, {}), allocated, session)
+        step = turn(job, before.nodes, deserved, allocated, session, closed)
         if step is not None:
             step = replace(step, ahead=ahead)
             if job.key in at:
@@ -170,8 +174,6 @@ def job_of(
     view = cluster.queue_view(group.queue)
     if view is None or view.name not in shares.queues:
         return None  # its queue is gone: the job is dropped from the session
-    if not view.open:
-        return None  # queueAllocatable refuses every task of a queue that is not Open
     tasks = [p.task() for p in pending]
     if all(t.best_effort for t in tasks):
         return None  # allocate's worksheet leaves BestEffort pods to backfill
@@ -200,8 +202,13 @@ def turn(
     deserved: Res,
     allocated: dict[str, Res],
     session: Session,
+    closed: bool,
 ) -> Step | None:
-    """One turn of a job: its gang whole, or (ready already) its next pod."""
+    """One turn of a job: its gang whole, or (ready already) its next pod.
+
+    ``closed``: the queue is not Open (proportion's record); the session's
+    ``queueAllocatable`` refuses its pods, and a gang so refused is no capped one.
+    """
     name = job.queue
     if not job.is_ready:
         tasks = list(job.tasks)
@@ -227,8 +234,8 @@ def turn(
             job.tasks = deque(tasks[outcome.tried :])
             return Step(job.key, name, "gang")
         blocked = outcome.queue_blocked
-        if blocked is None:
-            return None  # the nodes refused it: it takes nothing
+        if blocked is None or closed:
+            return None  # the nodes or a queue not Open refused it: it takes nothing
         missing = max(0, job.min_member - job.ready)
         ask = add_res(*(t.request for t in tasks[:missing] if not t.best_effort))
         held = allocated.get(name, {})
@@ -282,7 +289,8 @@ def later_jobs(
     share: Callable[[str], Num],
     session: Session,
 ) -> list[Later]:
-    """The jobs still waiting at our turn, queue by queue, each queue's in job order."""
+    """The jobs still waiting at our turn, queue by queue, each queue's in job order; a job
+    of a queue that is not Open waits too (its turn will take nothing)."""
     out: list[Later] = []
     for name in sorted(jobs):
         if name in dropped:
@@ -290,7 +298,9 @@ def later_jobs(
         for _, _, job in sorted(jobs[name], key=lambda e: e[:2]):
             if job.own:
                 continue
-            if name != own_queue:
+            if name in shares.closed:
+                out.append(Later(job.key, name, "closed"))
+            elif name != own_queue:
                 ahead = Ahead(shares.queues[own_queue], own_share, shares.queues[name], share(name))
                 out.append(Later(job.key, name, "queue", ahead))
             elif job.is_ready:
