@@ -12,6 +12,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from raygang.kube._indentjson import dumps_indented
 from raygang.kuberay import submitter
 from raygang.kuberay.gang import HEAD_GROUP, SUBMITTER_GROUP, Gang
 from raygang.kuberay.redact import redact_rayjob
@@ -190,9 +191,7 @@ def record_manifest(
         "minResources": gang.min_resources_strings(),
     }
     annotations = {
-        RECORD_RAYJOB: json.dumps(
-            redact_rayjob(item.raw), indent=2, sort_keys=True, ensure_ascii=False
-        )
+        RECORD_RAYJOB: dumps_indented(redact_rayjob(item.raw), sort_keys=True, ensure_ascii=False)
         + "\n",
         RECORD_GANG: json.dumps(gang_doc, sort_keys=True),
         RECORD_SUBMISSION_ID: submission_id,
