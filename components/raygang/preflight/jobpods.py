@@ -120,16 +120,11 @@ def placement_shares(plan: JobPlan) -> tuple[GangShare, ...]:
 def job_pods(plan: JobPlan) -> JobPods:
     """The job's pods with their requests (as the scheduler sees them) and constraints.
 
-    Tolerations, nodeSelector and affinity come from the objects raygang creates: the
-    rendered RayCluster's pod templates and the submitter Job's, read through the typed
-    ``PodSpec`` (they are the job's validated templates plus metadata, so they validate).
+    Tolerations, nodeSelector and affinity: the head's and the workers' from the typed
+    job (raygang renders the RayCluster's pod templates from them adding metadata and the
+    scheduler's name, never a scheduling field), the submitter's from the Job raygang
+    renders, read through the typed ``PodSpec``.
     """
-    cluster_resource = plan.resource("raycluster")
-    manifest = (
-        cluster_resource.manifest
-        if cluster_resource
-        else {"spec": plan.item.raw_spec().get("rayClusterSpec")}
-    )
     cluster = plan.item.job.spec.ray_cluster_spec
     groups = cluster.worker_group_specs if cluster is not None else []
     job = plan.name
@@ -141,15 +136,15 @@ def job_pods(plan: JobPlan) -> JobPods:
         request = to_res(share.per_pod)
         request["pods"] = 1
         if share.role == "head":
-            spec = template_spec(manifest, "spec", "headGroupSpec", "template", "spec")
-            placement = Placement.from_spec(spec)
+            placement = Placement.of(
+                cluster.head_group_spec.template.spec if cluster is not None else None
+            )
             head = Task("head", share.group, f"{job}-head-*", request, placement)
             roles.append((head, 1, 0))
         elif share.role == "worker":
             index = worker_index
             worker_index += 1
-            spec = template_spec(manifest, "spec", "workerGroupSpecs", index, "template", "spec")
-            placement = Placement.from_spec(spec)
+            placement = Placement.of(groups[index].template.spec if index < len(groups) else None)
             task = Task(
                 f"worker group {share.group}",
                 share.group,
