@@ -49,6 +49,7 @@ __all__ = [
     "PlannedJob",
     "PlannedResource",
     "StackPlan",
+    "companions_for",
     "generate_name_prefix",
     "plan_clusters",
     "plan_job",
@@ -281,8 +282,20 @@ class StackPlan:
 
     def companions_of(self, job: PlannedJob | PlannedCluster) -> tuple[Companion, ...]:
         """The companions a job or a RayCluster of its own depends on, in creation order."""
-        key = f"{job.plan.namespace}/{job.plan.name}"
-        return tuple(c for c in self.companions if key in c.jobs)
+        return companions_for(self.companions, job.plan.namespace, job.plan.name)
+
+
+def companions_for(
+    companions: Sequence[Companion], namespace: str, name: str
+) -> tuple[Companion, ...]:
+    """The companions the RayJob or RayCluster of its own ``namespace/name`` depends on, in
+    their order: those whose :attr:`Companion.jobs` name it.
+
+    The one rule behind :meth:`StackPlan.companions_of` and the loader's
+    ``Documents.companions_of`` (the loader sits above the plan and imports it).
+    """
+    key = f"{namespace}/{name}"
+    return tuple(c for c in companions if key in c.jobs)
 
 
 def generate_name_prefix(item: RayJobInput) -> str | None:

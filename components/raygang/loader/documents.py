@@ -21,7 +21,7 @@ from raygang.loader.duplicates import duplicate_jobs
 from raygang.loader.lists import expand_lists
 from raygang.loader.rayclusters import cluster_clashes, load_raycluster_document
 from raygang.loader.server_fields import without_server_fields
-from raygang.plan import Companion
+from raygang.plan import Companion, companions_for
 from raygang.rayjob.raycluster import RayClusterInput
 from raygang.rayjob.spec import RayJobInput
 from raygang.volcano.queue import QueueDecl
@@ -56,8 +56,7 @@ class Documents:
     def companions_of(self, item: RayJobInput | RayClusterInput) -> tuple[Companion, ...]:
         """The companions a job or a RayCluster of its own depends on (those of its file), in
         input order."""
-        key = f"{item.namespace}/{item.name}"
-        return tuple(c for c in self.companions if key in c.jobs)
+        return companions_for(self.companions, item.namespace, item.name)
 
 
 def load_documents(docs: Iterable[tuple[str, object]]) -> Documents:
