@@ -257,6 +257,30 @@ def test_a_raycluster_declared_twice_is_refused() -> None:
     assert "is also defined in c.yaml (document 1)" in found
 
 
+def test_one_rule_refuses_rayjobs_and_rayclusters_declared_twice() -> None:
+    # One rule (raygang.loader.duplicates.redeclared) for both kinds: each message names its
+    # kind and the first declaration (a third names the first too); a RayCluster's clash with
+    # a RayJob follows its own redeclaration, cluster by cluster.
+    docs = [job_doc("m"), cluster_doc("m"), cluster_doc("m"), *[job_doc("x")] * 3]
+    with pytest.raises(SpecError) as info:
+        load_documents([(f"c.yaml (document {i + 1})", d) for i, d in enumerate(docs)])
+    clash = (
+        "metadata.name: RayCluster default/m and its PodGroup ray-m-pg are also the RayCluster "
+        "and PodGroup of RayJob default/m (c.yaml (document 1)): two plans for one gang "
+        "(accepted: another name for the RayCluster or the RayJob)"
+    )
+    assert str(info.value).splitlines() == [
+        "c.yaml (document 5): metadata.name: RayJob default/x is also defined in c.yaml "
+        "(document 4) (accepted: one RayJob per namespace and name)",
+        "c.yaml (document 6): metadata.name: RayJob default/x is also defined in c.yaml "
+        "(document 4) (accepted: one RayJob per namespace and name)",
+        f"c.yaml (document 2): {clash}",
+        "c.yaml (document 3): metadata.name: RayCluster default/m is also defined in c.yaml "
+        "(document 2) (accepted: one RayCluster per namespace and name)",
+        f"c.yaml (document 3): {clash}",
+    ]
+
+
 def test_a_companion_that_is_the_clusters_podgroup_is_refused() -> None:
     pg = {
         "apiVersion": "scheduling.volcano.sh/v1beta1",

@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from raygang.kube.errors import Problem, SpecError
 from raygang.kuberay.clusterrules import origin_label_problems
 from raygang.kuberay.manifests import podgroup_name
+from raygang.loader.duplicates import redeclared
 from raygang.rayjob.raycluster import RayClusterInput, load_raycluster
 from raygang.rayjob.spec import RayJobInput
 
@@ -49,19 +50,10 @@ def cluster_clashes(
     """A problem for each RayCluster declared twice, or named as a RayJob of its namespace."""
     problems: list[Problem] = []
     job_sources = {(j.namespace, j.name): j.source for j in jobs}
-    seen: dict[tuple[str, str], str] = {}
-    for item in clusters:
+    for item, twice in redeclared("RayCluster", clusters):
+        if twice is not None:
+            problems.append(twice)
         key = (item.namespace, item.name)
-        if key in seen:
-            problems.append(
-                Problem(
-                    item.source,
-                    "metadata.name",
-                    f"RayCluster {item.namespace}/{item.name} is also defined in {seen[key]}",
-                    "one RayCluster per namespace and name",
-                )
-            )
-        seen.setdefault(key, item.source)
         if key in job_sources:
             problems.append(
                 Problem(
