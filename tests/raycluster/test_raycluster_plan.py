@@ -281,6 +281,21 @@ def test_one_rule_refuses_rayjobs_and_rayclusters_declared_twice() -> None:
     ]
 
 
+def test_a_clash_names_the_first_of_a_rayjob_declared_twice() -> None:
+    # The RayJob's own refusal names its first declaration; the clash names the same one.
+    docs = [job_doc("m"), job_doc("m"), cluster_doc("m")]
+    with pytest.raises(SpecError) as info:
+        load_documents([(f"c.yaml (document {i + 1})", d) for i, d in enumerate(docs)])
+    lines = str(info.value).splitlines()
+    assert lines[0].startswith("c.yaml (document 2): metadata.name: RayJob default/m is also ")
+    assert lines[0].endswith(
+        "defined in c.yaml (document 1) (accepted: one RayJob per namespace and name)"
+    )
+    assert lines[1].startswith("c.yaml (document 3): metadata.name: RayCluster default/m ")
+    assert "of RayJob default/m (c.yaml (document 1)): two plans for one gang" in lines[1]
+    assert len(lines) == 2
+
+
 def test_a_companion_that_is_the_clusters_podgroup_is_refused() -> None:
     pg = {
         "apiVersion": "scheduling.volcano.sh/v1beta1",

@@ -49,7 +49,9 @@ def cluster_clashes(
 ) -> list[Problem]:
     """A problem for each RayCluster declared twice, or named as a RayJob of its namespace."""
     problems: list[Problem] = []
-    job_sources = {(j.namespace, j.name): j.source for j in jobs}
+    job_sources: dict[tuple[str, str], str] = {}
+    for job in jobs:  # the first of a RayJob declared twice, as its own refusal names it
+        job_sources.setdefault((job.namespace, job.name), job.source)
     for item, twice in redeclared("RayCluster", clusters):
         if twice is not None:
             problems.append(twice)
