@@ -404,3 +404,117 @@ def test_a_running_cluster_says_suspend_false() -> None:
     assert cluster.resource("raycluster").manifest["spec"]["suspend"] is False
     (kept,) = plan_of(cluster_doc(suspend=True)).clusters
     assert kept.resource("raycluster").manifest["spec"]["suspend"] is True
+
+
+# --- the preflight's words ---------------------------------------------------------------
+# The cluster's gang is judged as an InteractiveMode RayJob's (ClusterPlan.gang_job); the
+# words name the RayCluster, never that stand-in job or its submission mode.
+
+CPU_ONLY = ROOT / "tests" / "fixtures" / "preflight" / "cpu-only.yaml"
+
+
+def own_cluster(
+    name: str = "shared-dev", queue: str | None = None, cpu_workers: tuple[int, str] = (1, "1")
+) -> dict[str, Any]:
+    """The fixture on ``queue`` (no label: Volcano's default), its ``cpu`` worker group
+    ``cpu_workers`` = (replicas, cpu per pod)."""
+    doc = cluster_doc(name)
+    doc["metadata"]["labels"] = {"volcano.sh/queue-name": queue} if queue else {}
+    (group,) = [g for g in doc["spec"]["workerGroupSpecs"] if g["groupName"] == "cpu"]
+    replicas, cpu = cpu_workers
+    group.update(replicas=replicas, minReplicas=replicas, maxReplicas=replicas)
+    group["template"]["spec"]["containers"][0]["resources"] = {
+        "requests": {"cpu": cpu, "memory": "2Gi"},
+        "limits": {"cpu": cpu, "memory": "2Gi"},
+    }
+    return doc
+
+
+def checks_against_cpu_only(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], *docs: Any
+) -> dict[str, dict[str, str]]:
+    """Each RayJob's and RayCluster's check messages by check name, as ``raygang plan
+    --format json`` prints them against the cpu-only snapshot."""
+    path = write(tmp_path / "c.yaml", *docs)
+    argv = ["plan", str(path), "--cluster", str(CPU_ONLY), "--now", "2026-03-02T00:00:00Z"]
+    assert main([*argv, "--format", "json", "--preflight", "warn"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    return {
+        f"{kind} {item['name']}": {c["name"]: c["message"] for c in item["preflight"]["checks"]}
+        for kind, key in (("RayJob", "jobs"), ("RayCluster", "rayClusters"))
+        for item in doc.get(key, [])
+    }
+
+
+def test_the_judged_gang_carries_the_kind_of_what_the_user_wrote() -> None:
+    plan = plan_of(own_cluster(), job_doc("notebook"))
+    assert [c.plan.gang_job.kind for c in plan.clusters] == ["RayCluster"]
+    assert [j.plan.kind for j in plan.jobs] == ["RayJob"]
+
+
+def test_a_rayclusters_preflight_names_the_raycluster_not_its_stand_in(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    checks = checks_against_cpu_only(tmp_path, capsys, own_cluster())["RayCluster shared-dev"]
+    assert checks["submitter"] == "RayCluster: no submitter pod"
+    assert checks["fit"] == "every pod of the RayCluster fits some node when it is empty"
+    # Volcano's jobs (PodGroups) keep their name.
+    assert checks["siblings"] == "no other job of this stack uses queue default"
+    assert not [m for m in checks.values() if "InteractiveMode" in m or "the job" in m]
+
+
+def test_a_raycluster_too_big_for_the_empty_cluster_is_worded_as_a_raycluster(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    huge = own_cluster(cpu_workers=(10, "12"))
+    checks = checks_against_cpu_only(tmp_path, capsys, huge)["RayCluster shared-dev"]
+    # Three 15890m nodes hold one 12-cpu pod each.
+    assert checks["fit"] == (
+        "even with every node empty only 3 worker group cpu pods fit; the RayCluster starts 10"
+    )
+
+
+def test_siblings_say_what_waits_for_what_for_a_raycluster_and_for_a_rayjob(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Queue ray-batch holds cpu 32: the cluster (22) and the job (14) fit it each alone only.
+    job = job_doc("job-sib", namespace="default", labels={"volcano.sh/queue-name": "ray-batch"})
+    (group,) = job["spec"]["rayClusterSpec"]["workerGroupSpecs"]
+    group["replicas"] = 1
+    group["template"]["spec"]["containers"][0]["resources"] = {
+        "requests": {"cpu": "12", "memory": "8Gi"}
+    }
+    cluster = own_cluster("rc-sib", "ray-batch", cpu_workers=(2, "10"))
+    checks = checks_against_cpu_only(tmp_path, capsys, cluster, job)
+    shared = (
+        "queue resource quota insufficient: insufficient cpu -- Volcano admits them one after "
+        "another (by priority, then age), so this "
+    )
+    assert checks["RayCluster rc-sib"]["siblings"] == (
+        f"with default/job-sib (same stack, same queue ray-batch): {shared}RayCluster may wait "
+        "for another to finish, while pulumi up waits at most clusterReadyTimeoutSeconds "
+        "(900s) for it"
+    )
+    assert checks["RayJob job-sib"]["siblings"].endswith(
+        f"{shared}job may wait for another to finish, while pulumi up waits at most "
+        "clusterReadyTimeoutSeconds (900s) for its RayCluster"
+    )
+
+
+@pytest.mark.parametrize(
+    ("fixture", "submitter"),
+    [
+        ("interactive.yaml", "InteractiveMode: no submitter pod"),
+        ("sidecar.yaml", "SidecarMode: it runs in the head pod"),
+    ],
+)
+def test_a_rayjobs_preflight_words_are_unchanged(
+    fixture: str, submitter: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = ROOT / "tests" / "fixtures" / "good" / fixture
+    argv = ["plan", str(path), "--cluster", str(CPU_ONLY), "--now", "2026-03-02T00:00:00Z"]
+    assert main([*argv, "--format", "json", "--preflight", "warn"]) == 0
+    (job,) = json.loads(capsys.readouterr().out)["jobs"]
+    checks = {c["name"]: c["message"] for c in job["preflight"]["checks"]}
+    assert checks["submitter"] == submitter
+    assert checks["fit"] == "every pod of the job fits some node when it is empty"

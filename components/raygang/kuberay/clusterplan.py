@@ -70,7 +70,9 @@ class ClusterPlan:
         resources: the objects to create, in creation order.
         gang_job: the cluster's gang as the preflight judges a RayJob's: an
             InteractiveMode RayJob of the same cluster spec, which KubeRay gangs number
-            for number as the RayCluster (no submitter), with this plan's objects.
+            for number as the RayCluster (no submitter), with this plan's objects; its
+            ``kind`` is ``RayCluster``, so the preflight's words name the RayCluster, not
+            the stand-in job or its submission mode.
     """
 
     item: RayClusterInput
@@ -264,6 +266,7 @@ def plan_cluster(
         queue=queue,
         queue_declared=queue_declared,
         resources=tuple(resources),
+        kind="RayCluster",
     )
     return ClusterPlan(
         item=item,

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from raygang.codepkg import CodePackage
 from raygang.kube.objects import ObjectIdentity
@@ -67,6 +67,10 @@ class JobPlan:
             ``subGroupPolicy``); empty unless the job's settings ask for sub-gangs.
         code: the job's code package (``raygang.dev/working-dir``), if it ships one.
         resubmit: the ``raygang.dev/resubmit`` counter (0 when unset).
+        kind: the kind of the user's object whose gang this is: ``RayJob``, or
+            ``RayCluster`` for a RayCluster of its own's gang
+            (:attr:`raygang.kuberay.clusterplan.ClusterPlan.gang_job`), which the preflight
+            judges as an InteractiveMode RayJob's numbers but names as what the user wrote.
     """
 
     item: RayJobInput
@@ -81,6 +85,7 @@ class JobPlan:
     sub_gangs: tuple[SubGang, ...] = ()
     code: CodePackage | None = None
     resubmit: int = 0
+    kind: Literal["RayJob", "RayCluster"] = "RayJob"
 
     @property
     def name(self) -> str:

@@ -156,6 +156,15 @@ class Evaluation:
             return DEFAULT_QUEUE
         return None
 
+    # -- the words -----------------------------------------------------------------------
+
+    @property
+    def noun(self) -> str:
+        """What the words call the user's object: ``job`` for a RayJob, ``RayCluster`` for
+        a RayCluster of its own, whose gang is judged as an InteractiveMode RayJob's (the
+        stand-in is raygang's, never the user's: :attr:`JobPlan.kind`)."""
+        return "RayCluster" if self.plan.kind == "RayCluster" else "job"
+
     # -- the session's log ---------------------------------------------------------------
 
     @property

@@ -61,14 +61,15 @@ def check_fit(ev: Evaluation) -> None:
         ev.add(
             "fit",
             "fail",
-            f"even with every node empty only {holds} {task.label} pods fit; the job starts {want}",
+            f"even with every node empty only {holds} {task.label} pods fit; the {ev.noun} "
+            f"starts {want}",
             f"{want - holds} of the {want} {task.label} pods can never be placed: all "
             f"nodes together, even empty, hold only {holds} of them "
             f"({show_res(task.request, asked_names(task.request))} each){whole}. Fix: {fix}.",
             never=True,
         )
         return
-    ev.add("fit", "pass", f"every pod of the job fits some {what} when it is empty")
+    ev.add("fit", "pass", f"every pod of the {ev.noun} fits some {what} when it is empty")
 
 
 def capacity_bound(ev: Evaluation, empty: Sequence[Node]) -> tuple[Task, int, int] | None:

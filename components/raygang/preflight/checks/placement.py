@@ -192,6 +192,9 @@ def add_submitter_skip(ev: Evaluation, why: str) -> None:
 
 
 def no_submitter(ev: Evaluation) -> str:
+    if ev.plan.kind == "RayCluster":
+        # Its gang is judged as an InteractiveMode RayJob's; the mode is that stand-in's.
+        return "RayCluster: no submitter pod"
     mode = ev.plan.mode
     return f"{mode}: " + (
         "it runs in the head pod" if mode == "SidecarMode" else "no submitter pod"

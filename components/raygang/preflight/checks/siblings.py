@@ -70,13 +70,15 @@ def check_siblings(ev: Evaluation) -> None:
             )
     if problems:
         timeout = ev.plan.settings.cluster_ready_timeout_seconds
+        # pulumi up waits for a RayJob's RayCluster, or for the RayCluster of its own itself.
+        waited = "it" if ev.plan.kind == "RayCluster" else "its RayCluster"
         ev.add(
             "siblings",
             "warn",
             f"with {names} (same stack, same queue {ev.qname}): {'; '.join(problems)} -- "
-            "Volcano admits them one after another (by priority, then age), so this job may "
-            "wait for another to finish, while pulumi up waits at most "
-            f"clusterReadyTimeoutSeconds ({timeout}s) for its RayCluster",
+            "Volcano admits them one after another (by priority, then age), so this "
+            f"{ev.noun} may wait for another to finish, while pulumi up waits at most "
+            f"clusterReadyTimeoutSeconds ({timeout}s) for {waited}",
         )
     else:
         ev.add(
