@@ -495,9 +495,26 @@ def test_siblings_say_what_waits_for_what_for_a_raycluster_and_for_a_rayjob(
         "for another to finish, while pulumi up waits at most clusterReadyTimeoutSeconds "
         "(900s) for it"
     )
-    assert checks["RayJob job-sib"]["siblings"].endswith(
-        f"{shared}job may wait for another to finish, while pulumi up waits at most "
-        "clusterReadyTimeoutSeconds (900s) for its RayCluster"
+    assert checks["RayJob job-sib"]["siblings"] == (
+        f"with RayCluster default/rc-sib (same stack, same queue ray-batch): {shared}job may "
+        "wait for another to finish, while pulumi up waits at most clusterReadyTimeoutSeconds "
+        "(900s) for its RayCluster"
+    )
+
+
+def test_a_sibling_raycluster_is_named_as_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # As the plan document's queue "jobs" lists name them: a RayJob as namespace/name.
+    docs = own_cluster(), own_cluster("other"), job_doc("notebook", namespace="default")
+    checks = checks_against_cpu_only(tmp_path, capsys, *docs)
+    assert checks["RayJob notebook"]["siblings"] == (
+        "fits together with RayCluster default/shared-dev, RayCluster default/other (same "
+        "stack, same queue default)"
+    )
+    assert checks["RayCluster shared-dev"]["siblings"] == (
+        "fits together with default/notebook, RayCluster default/other (same stack, same "
+        "queue default)"
     )
 
 

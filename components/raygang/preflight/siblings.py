@@ -65,3 +65,11 @@ def siblings_of(
         return jobs, entry.minimum
     # Exact: the minimum of the others is the queue's sum less this job's own.
     return jobs, {n: v for n, v in sub(entry.minimum, entry.own[key]).items() if v}
+
+
+def sibling_name(plan: JobPlan) -> str:
+    """A sibling as the words name it: a RayJob as ``namespace/name``, a RayCluster of its
+    own as ``RayCluster namespace/name``, as the plan document's queue ``jobs`` lists name
+    them (its gang is judged as a RayJob's, but it is none)."""
+    key = f"{plan.namespace}/{plan.name}"
+    return f"RayCluster {key}" if plan.kind == "RayCluster" else key

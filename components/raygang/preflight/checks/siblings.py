@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from raygang.preflight.evaluation import Evaluation
 from raygang.preflight.jobpods import job_pods
-from raygang.preflight.siblings import MAX_SIMULATED_SIBLINGS, SIBLINGS_NAMED
+from raygang.preflight.siblings import MAX_SIMULATED_SIBLINGS, SIBLINGS_NAMED, sibling_name
 from raygang.volcano.actions.allocate import MAX_SIMULATED_PODS, place_gang
 from raygang.volcano.actions.enqueue import ballots
 from raygang.volcano.api import Res, add_res, fit_error_message, insufficient, show_res
@@ -16,7 +16,7 @@ def check_siblings(ev: Evaluation) -> None:
     if not ev.siblings:
         ev.add("siblings", "pass", f"no other job of this stack uses queue {ev.qname}")
         return
-    shown = [f"{s.namespace}/{s.name}" for s in ev.siblings[:SIBLINGS_NAMED]]
+    shown = [sibling_name(s) for s in ev.siblings[:SIBLINGS_NAMED]]
     more = len(ev.siblings) - len(shown)
     names = ", ".join(shown) + (f" and {more} more" if more else "")
     combined = add_res(ev.minimum, ev.siblings_minimum)
