@@ -472,6 +472,9 @@ def test_a_raycluster_too_big_for_the_empty_cluster_is_worded_as_a_raycluster(
     assert checks["fit"] == (
         "even with every node empty only 3 worker group cpu pods fit; the RayCluster starts 10"
     )
+    # A gang that is not placed does not make a submitter appear: there is none to reach.
+    assert checks["placement"].startswith("0/3 nodes are unavailable: 3 Insufficient cpu.")
+    assert checks["submitter"] == "RayCluster: no submitter pod"
 
 
 def test_siblings_say_what_waits_for_what_for_a_raycluster_and_for_a_rayjob(

@@ -80,14 +80,14 @@ def check_placement(ev: Evaluation, fair: tuple[Res, Res] | None) -> None:
         add_placement_failure(
             ev, base, failing, ok_first or ok_second, prefix, story, queue_ok, order
         )
-        ev.add("submitter", "skip", "not reached: the gang is not placed")
+        add_submitter_skip(ev, "not reached: the gang is not placed")
         return
     # Volcano's later turns take the replicas of sub-gang groups first (sub-jobs not yet
     # complete sort before the ready default one), each whole or not at all.
     turns = place_sub_jobs(ev.pods.extra_sub_jobs(), nodes, ev.session)
     if any(not t.kept for t in turns):
         add_sub_job_failure(ev, turns, len(nodes), prefix)
-        ev.add("submitter", "skip", "not reached: the RayCluster never becomes ready")
+        add_submitter_skip(ev, "not reached: the RayCluster never becomes ready")
         return
     extras = ev.pods.single_extras
     placed, failed, errors = place_singly(extras, nodes, ev.session, ev.choice)
@@ -105,7 +105,7 @@ def check_placement(ev: Evaluation, fair: tuple[Res, Res] | None) -> None:
             f"{failed.label} pod(s) above minReplicas stay Pending, so the RayCluster never "
             f"reports ready and the stack waits for it. Fix: {fix}.",
         )
-        ev.add("submitter", "skip", "not reached: the RayCluster never becomes ready")
+        add_submitter_skip(ev, "not reached: the RayCluster never becomes ready")
         return
     where = ", ".join(sorted({node for _, node in first.placed} | set(placed)))
     waiting = " (some wait for terminating pods to release room)" if first.pipelined else ""
