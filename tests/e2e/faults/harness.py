@@ -276,5 +276,11 @@ def pending_operations(pulumi: LocalPulumi, stack: str) -> list[dict[str, Any]]:
     return pending
 
 
+def awaiting(text: str, step: str) -> bool:
+    """`up`'s output shows the provider waiting for ``step``'s object to be ready (it polled
+    and found no ready state)."""
+    return any(step in line and "selected nothing" in line for line in text.splitlines())
+
+
 def until(probe: Any, timeout: float, what: str) -> Any:
     return wait_until(probe, timeout, what, interval=1.0)

@@ -25,6 +25,7 @@ from tests.e2e.faults.harness import (
     PG_KIND,
     QUEUE_KIND,
     RC_KIND,
+    awaiting,
     case_node,
     job,
     lost,
@@ -237,7 +238,7 @@ def test_d_up_interrupted_between_the_podgroup_and_the_raycluster(
     refusals: list[str] = []
     for _ in range(4):
         run = case.start_up()
-        until(lambda: not run.alive() or _awaiting(run.text(), rc_step), 600,  # noqa: B023
+        until(lambda: not run.alive() or awaiting(run.text(), rc_step), 600,  # noqa: B023
               "the next `up` waiting for the RayCluster, or refused")  # fmt: skip
         if run.alive():
             break
@@ -308,11 +309,6 @@ def test_d_up_interrupted_between_the_podgroup_and_the_raycluster(
     assert cleared == [], cleared
     case.clean()  # refresh and preview clean, no pending operation
     assert gone == "nothing", gone
-
-
-def _awaiting(text: str, step: str) -> bool:
-    """The provider waits for the object's readiness (it polled and found no ready state)."""
-    return any(step in line and "selected nothing" in line for line in text.splitlines())
 
 
 def _last_error(text: str) -> str:
