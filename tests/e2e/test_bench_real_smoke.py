@@ -20,7 +20,8 @@ pytestmark = pytest.mark.e2e
 
 def test_one_job_through_every_variant(cluster: LocalCluster, tmp_path: Path) -> None:
     out, report = io.StringIO(), tmp_path / "bench.json"
-    argv = ["--sizes", "1", "--json", str(report), "--workdir", str(tmp_path / "work")]
+    argv = ["--sizes", "1", "--previews", "2", "--json", str(report),
+            "--workdir", str(tmp_path / "work")]  # fmt: skip
     assert main(argv, cluster=cluster, stdout=out) == 0
     text = out.getvalue()
     assert text.startswith("raygang real-engine benchmark, "), text
@@ -34,6 +35,13 @@ def test_one_job_through_every_variant(cluster: LocalCluster, tmp_path: Path) ->
     assert set(size["variants"]) == set(VARIANTS)
     for variant in size["variants"].values():
         assert variant["preview_seconds"] > 0 and variant["up_seconds"] > 0
+    # Each Pulumi variant's preview timed twice, interleaved; the median (of two: their mean)
+    # counts. kubectl's dry run once.
+    for name in ("raygang", "bare"):
+        taken = size["variants"][name]["preview_samples"]
+        assert len(taken) == 2 and size["variants"][name]["preview_seconds"] == sum(taken) / 2
+    assert size["variants"]["kubectl"]["preview_samples"] == []
+    assert "preview x 2, interleaved: raygang, bare" in text, text
     # Each Pulumi up's state file was found in the file backend (kubectl keeps none).
     states = {name: v["state_bytes"] for name, v in size["variants"].items()}
     assert states["kubectl"] is None and states["raygang"] > 0 and states["bare"] > 0, states
