@@ -25,8 +25,10 @@ objects, one after the other, each cleaned away before the next:
 
 Both Pulumi variants use the same CLI, language host, provider and default parallelism.
 Their previews are timed ``--previews K`` times (3 by default), interleaved, the order swapped
-every round, and the median counts: timed once each, always raygang first, the preview ratio
-read 1.25-1.30 in three runs on one machine where interleaved previews agreed within 6 %.
+every round, and the median counts, so that neither is always timed first, right after the
+previous size's cleanup (one preview each, raygang first, read 1.25-1.30 in three runs on one
+machine; interleaved, the two agreed within 6 % on a cluster that had run no ``up`` and
+differed by 1.3-1.5 x after the smaller sizes' runs: benchmarks/RESULTS.md, 2026-12-03).
 Each ``up`` runs with ``--skip-preview``, so preview and up are timed apart, and writes the
 engine's event log, from which :mod:`benchmarks.real_engine_timeline` says per kind how long
 the create steps took and how many were in flight; the size of its state file after ``up``
@@ -498,9 +500,8 @@ class Bench:
         self, n: int, pulumis: Sequence[tuple[str, LocalPulumi]], rounds: int
     ) -> dict[str, list[float]]:
         """``pulumi preview`` of each Pulumi variant ``rounds`` times, interleaved, the order
-        swapped every round: a variant timed always first (after the previous size's cleanup,
-        while the controllers still settle) read up to 1.3 x the other in single runs where
-        interleaved ones agreed within a few percent."""
+        swapped every round, so that neither is always the one timed first after the previous
+        size's cleanup, while the controllers still settle."""
         stack = f"bench-n{n}"
         samples: dict[str, list[float]] = {v: [] for v, _ in pulumis}
         self.say(f"  N={n} preview x {rounds}, interleaved: {', '.join(samples)} ...")
