@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import io
-import json
 from collections.abc import Sequence
 from typing import Any, TextIO
 
+from raygang.kube._indentjson import write_indented
 from raygang.kube.quantity import format_resource_list
 from raygang.kube.secretkind import secret_keys
 from raygang.kuberay.gang import Gang
@@ -202,11 +202,11 @@ def plan_document(plan: StackPlan) -> dict[str, Any]:
 def write_json(plan: StackPlan, out: TextIO | io.TextIOBase) -> None:
     """``raygang plan --format json``, written to ``out`` as it is produced.
 
-    ``json.dump`` hands each piece to ``out`` as it goes; ``json.dumps`` with an indent
-    would first join a list of every piece (hundreds of thousands for a large stack), and
-    a returned string would hold the whole text besides the plan.
+    The text of ``json.dump(document, out, indent=2)``, by the job record's writer
+    (:mod:`raygang.kube._indentjson`), one job (queue, companion) at a time: a text of the
+    whole document would be held besides the plan.
     """
-    json.dump(plan_document(plan), out, indent=2)
+    write_indented(plan_document(plan), out)
     out.write("\n")
 
 
