@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import compileall
 import datetime as dt
 import gc
 import math
@@ -11,11 +12,15 @@ import resource
 import sys
 import time
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any, TypeVar
+
+import raygang
 
 __all__ = [
     "LONG_RUN_SECONDS",
     "best_of",
+    "byte_compile",
     "fit_exponent",
     "format_seconds",
     "load_average",
@@ -49,6 +54,25 @@ def best_of(
         if elapsed > long_run:
             break
     return best, result
+
+
+def byte_compile() -> str:
+    """Compile raygang's modules to bytecode, as ``pip install`` does for an installed wheel.
+
+    This repository's ``.venv`` installs raygang editable, with no bytecode until Python
+    writes it on a first import, and Python writes none where ``PYTHONDONTWRITEBYTECODE``
+    is set (this project's machines set it): every timed ``raygang`` process, the Pulumi
+    program included, would then compile all of raygang's modules (about 0.3 s of CPU, 188
+    modules, 2026-12-03) where a user's installed raygang loads them, while its
+    dependencies, installed by pip, load theirs. Python reads the files whatever the
+    variable says. Returns the line the report prints.
+    """
+    root = Path(raygang.__file__).resolve().parent
+    if not compileall.compile_dir(root, quiet=1):
+        raise RuntimeError(f"compileall {root} failed")
+    setting = os.environ.get("PYTHONDONTWRITEBYTECODE")
+    where = f" (PYTHONDONTWRITEBYTECODE={setting} here)" if setting else ""
+    return f"raygang's modules byte-compiled in {root}, as pip install compiles a wheel{where}"
 
 
 def fit_exponent(sizes: Sequence[float], times: Sequence[float]) -> float:

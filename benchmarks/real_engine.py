@@ -71,7 +71,7 @@ from raygang_localcluster import (
     wait_until,
 )
 
-from benchmarks.measure import format_seconds, load_average, machine_info
+from benchmarks.measure import byte_compile, format_seconds, load_average, machine_info
 from benchmarks.preflight import PREFLIGHT_JOBS, PreflightResult, run_preflight_plan
 from benchmarks.real_engine_timeline import Timeline, read_timeline
 
@@ -909,6 +909,7 @@ def main(
         f"({machine['cpu']}), {machine['memory_gib']} GiB, "
         f"load {_load(machine['load_average_1m'])}, {machine['python']}"
     )
+    out(f"  {byte_compile()}")
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="raygang-bench-real-"))
     workdir.mkdir(parents=True, exist_ok=True)
     own = cluster is None

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from benchmarks.files import FileResult, run_file_plan
-from benchmarks.measure import format_seconds, load_average, machine_info
+from benchmarks.measure import byte_compile, format_seconds, load_average, machine_info
 from benchmarks.planning import GrowthSeries, run_growth
 from benchmarks.preflight import (
     PREFLIGHT_JOBS,
@@ -246,6 +246,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         f"{machine['python']}, {machine['platform']}"
         + (f", load {load:.2f} at start" if load is not None else "")
     )
+    p.line(byte_compile())
     p.line(
         f"runs: best of {config.repeat}; file {config.file_jobs} jobs; preflight "
         f"{config.preflight_jobs} jobs x {config.preflight_nodes} nodes; growth in jobs "
