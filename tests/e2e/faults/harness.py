@@ -270,9 +270,16 @@ def open_case(
     return case
 
 
+def exported(pulumi: LocalPulumi, stack: str) -> dict[str, Any]:
+    """The stack's state as ``pulumi stack export`` prints it."""
+    state: dict[str, Any] = json.loads(pulumi.run("stack", "export", "--stack", stack).stdout)
+    return state
+
+
 def pending_operations(pulumi: LocalPulumi, stack: str) -> list[dict[str, Any]]:
-    state = json.loads(pulumi.run("stack", "export", "--stack", stack).stdout)
-    pending: list[dict[str, Any]] = state.get("deployment", {}).get("pending_operations") or []
+    pending: list[dict[str, Any]] = (
+        exported(pulumi, stack).get("deployment", {}).get("pending_operations") or []
+    )
     return pending
 
 

@@ -1,10 +1,9 @@
 """`PULUMI_SKIP_CHECKPOINTS=true`, which the README recommends for large stacks on a
 self-managed backend: Pulumi then writes the state once, when `up` ends, instead of before and
-after every step. The README says, from Pulumi's source, that this final write happens also
-when `up` fails or is interrupted with Ctrl-C; these cases show it on the real engine: while
-`up` runs the state holds nothing of it, after a failed and after an interrupted `up` it holds
-every object that `up` made (the same UIDs as on the API server), and the next `up` converges
-without making any of them again.
+after every step. The README's recommendation rests on this case, on the real engine: while
+`up` runs the state holds nothing of it, after a failed and after an interrupted (Ctrl-C)
+`up` it holds every object that `up` made (the same UIDs as on the API server), and the next
+`up` converges without making any of them again.
 """
 
 from __future__ import annotations
@@ -24,6 +23,7 @@ from tests.e2e.faults.harness import (
     Case,
     awaiting,
     case_node,
+    exported,
     job,
     lost,
     open_case,
@@ -44,11 +44,11 @@ def _skipping(project: LocalPulumi) -> LocalPulumi:
 
 def _state(case: Case) -> dict[str, str]:
     """The Kubernetes objects in the stack's state: kind/name -> the UID recorded for it."""
-    exported = json.loads(case.pulumi.run("stack", "export", "--stack", case.stack).stdout)
+    state = exported(case.pulumi, case.stack)
     found: dict[str, str] = {}
-    for resource in exported.get("deployment", {}).get("resources") or []:
+    for resource in state.get("deployment", {}).get("resources") or []:
         kind = resource.get("type", "")
-        if not kind.startswith("kubernetes:") or kind.startswith("pulumi:providers"):
+        if not kind.startswith("kubernetes:"):  # not the stack, a component or a provider
             continue
         meta = (resource.get("outputs") or {}).get("metadata") or {}
         found[f"{kind.rpartition(':')[2]}/{meta.get('name')}"] = meta.get("uid", "")
