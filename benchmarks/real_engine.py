@@ -283,6 +283,10 @@ class SizeResult:
     parallel: dict[int, VariantResult] = field(default_factory=dict)
     #: raygang's ``up`` again with PULUMI_SKIP_CHECKPOINTS=true, by ``--parallel`` (0: default).
     skip_checkpoints: dict[int, VariantResult] = field(default_factory=dict)
+    #: bare's ``up`` again with PULUMI_SKIP_CHECKPOINTS=true (default ``--parallel``): beside
+    #: raygang's, what the two programs cost without the state's rewrites, which grow with
+    #: each one's state file.
+    bare_skip_checkpoints: VariantResult | None = None
 
     def ratio(self, phase: str, other: str) -> float | None:
         """raygang's time over ``other``'s for ``phase`` (``preview`` or ``up``)."""
@@ -303,6 +307,9 @@ class SizeResult:
             "raygang_up_skip_checkpoints": {
                 str(k): v.as_dict() for k, v in self.skip_checkpoints.items()
             },
+            "bare_up_skip_checkpoints": (
+                self.bare_skip_checkpoints.as_dict() if self.bare_skip_checkpoints else None
+            ),
             "ratios": {
                 f"{phase}_raygang_over_{other}": self.ratio(phase, other)
                 for phase in ("preview", "up")
@@ -521,7 +528,7 @@ class Bench:
     ) -> None:
         """raygang's ``up`` of ``result``'s size again with each ``--parallel N``; with
         ``skip_checkpoints``, again with PULUMI_SKIP_CHECKPOINTS=true at the default and at
-        each ``--parallel N``."""
+        each ``--parallel N``, and bare's ``up`` (if it ran) with it at the default."""
         assert self.raygang is not None
         preview = result.variants["raygang"].preview_seconds
         for slots in parallel:
@@ -539,6 +546,18 @@ class Bench:
             result.skip_checkpoints[slots] = self._up(
                 "raygang", skipping, result.jobs, preview, extra, "-skip-checkpoints"
             )
+        bare = result.variants.get("bare")
+        if bare is None or self.bare is None:
+            return
+        self.say(f"  N={result.jobs} bare {SKIP_CHECKPOINTS_TEXT}: up, destroy ...")
+        result.bare_skip_checkpoints = self._up(
+            "bare",
+            LocalPulumi(self.bare.project, {**self.bare.env, **SKIP_CHECKPOINTS}),
+            result.jobs,
+            bare.preview_seconds,
+            (),
+            "-skip-checkpoints",
+        )
 
     def _up(
         self,
@@ -690,6 +709,10 @@ def targets(
     ]
 
 
+def _megabytes(size: int | None) -> str:
+    return "n/a" if size is None else f"{size / 1e6:.2f} MB"
+
+
 def _timeline(name: str, variant: VariantResult, out: Callable[[str], None]) -> None:
     timeline = variant.timeline
     if timeline is None:
@@ -788,6 +811,17 @@ def report(
             env = SKIP_CHECKPOINTS_TEXT if skipped else ""
             label = " ".join(w for w in (env, f"--parallel {slots}" if slots else "") if w)
             _timeline(label, v, out)
+    ours, bare = last.skip_checkpoints.get(0), last.bare_skip_checkpoints
+    if ours is not None and bare is not None:
+        out("")
+        out(
+            f"[{SKIP_CHECKPOINTS_TEXT}] up raygang/bare {_ratio(ours.up_seconds / bare.up_seconds)}"
+            f" ({format_seconds(ours.up_seconds)} / {format_seconds(bare.up_seconds)}); "
+            f"with the defaults {_ratio(last.ratio('up', 'bare'))}, each step rewriting a "
+            f"state file of {_megabytes(last.variants['raygang'].state_bytes)} (raygang) / "
+            f"{_megabytes(last.variants['bare'].state_bytes)} (bare) at the end"
+        )
+        _timeline(f"bare {SKIP_CHECKPOINTS_TEXT}", bare, out)
     out("")
     out("targets")
     rows = [["target", "value", "limit", "result", "measured on"]]

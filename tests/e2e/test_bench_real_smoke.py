@@ -20,7 +20,7 @@ pytestmark = pytest.mark.e2e
 
 def test_one_job_through_every_variant(cluster: LocalCluster, tmp_path: Path) -> None:
     out, report = io.StringIO(), tmp_path / "bench.json"
-    argv = ["--sizes", "1", "--previews", "2", "--json", str(report),
+    argv = ["--sizes", "1", "--previews", "2", "--skip-checkpoints", "--json", str(report),
             "--workdir", str(tmp_path / "work")]  # fmt: skip
     assert main(argv, cluster=cluster, stdout=out) == 0
     text = out.getvalue()
@@ -50,6 +50,10 @@ def test_one_job_through_every_variant(cluster: LocalCluster, tmp_path: Path) ->
     timeline = size["variants"]["raygang"]["timeline"]
     kinds = {k["kind"].rsplit(":", 1)[-1]: k["count"] for k in timeline["kinds"]}
     assert kinds.get("RayCluster") == 1, timeline
+    # --skip-checkpoints: raygang's up again, and bare's, each with the setting.
+    skipped = [size["raygang_up_skip_checkpoints"]["0"], size["bare_up_skip_checkpoints"]]
+    assert all(v["up_seconds"] > 0 and v["state_bytes"] > 0 for v in skipped), skipped
+    assert "[PULUMI_SKIP_CHECKPOINTS=true] up raygang/bare " in text, text
     assert [t["name"] for t in data["targets"]] == list(TARGETS)
     assert data["preflight_plan"]["jobs"] == 100 and data["preflight_plan"]["seconds"] > 0
     assert "plan-preflight/preview" in text
