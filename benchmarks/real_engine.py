@@ -27,15 +27,16 @@ Both Pulumi variants use the same CLI, language host, provider and default paral
 Their previews are timed ``--previews K`` times (3 by default), interleaved, the order swapped
 every round, and the median counts, so that neither is always timed first, right after the
 previous size's cleanup (one preview each, raygang first, read 1.25-1.30 in three runs on one
-machine; interleaved, the two agreed within 6 % on a cluster that had run no ``up`` and
-differed by 1.3-1.5 x after the smaller sizes' runs: benchmarks/RESULTS.md, 2026-12-03).
+machine; interleaved, the medians at 100 jobs still moved between 1.03 and 1.47 from run to
+run on that 2-core machine: benchmarks/RESULTS.md, 2026-12-03).
 Each ``up`` runs with ``--skip-preview``, so preview and up are timed apart, and writes the
 engine's event log, from which :mod:`benchmarks.real_engine_timeline` says per kind how long
 the create steps took and how many were in flight; the size of its state file after ``up``
 is reported beside it. With ``--parallel N ...``, raygang's ``up`` of the largest size runs
 again with each ``--parallel N``; with ``--skip-checkpoints``, again with
 ``PULUMI_SKIP_CHECKPOINTS=true`` (the engine then writes the state once, at the end, instead
-of the whole file before and after every step), at the default and at each ``--parallel N``;
+of the whole file before and after every step), at the default and at each ``--parallel N``,
+and bare's ``up`` with it at the default (raygang / bare without the state's rewrites);
 ``--variants`` runs only some of the three (``--sizes 100 --variants raygang kubectl
 --parallel 32`` is one iteration on raygang's ``up``, its ratio to kubectl measured in the
 same run). In the same run, ``raygang plan --cluster`` of 100 jobs against a 500-node snapshot
@@ -719,7 +720,7 @@ def _timeline(name: str, variant: VariantResult, out: Callable[[str], None]) -> 
         return
     # The size the engine rewrote before and after every step (unless checkpoints are skipped).
     state = (
-        f", state file {variant.state_bytes / 1e6:.2f} MB after up"
+        f", state file {_megabytes(variant.state_bytes)} after up"
         if variant.state_bytes is not None
         else ""
     )
