@@ -7,21 +7,28 @@ objects, one after the other, each cleaned away before the next:
 * **raygang**: ``pulumi preview`` and ``pulumi up`` of a copy of this project, whose stack
   reads the jobs from a manifest file (``raygang:manifests``) and declares the queue;
 * **bare**: a minimal Pulumi program registering the objects ``raygang plan --format yaml``
-  renders from the same stack (ownerReferences aside: only the component can fill in the
-  record's UID) as plain ``pulumi_kubernetes`` resources: ``core.v1.ConfigMap``,
+  renders from the same stack, with the ownerReferences raygang's component adds (each job's
+  PodGroup, RayCluster and Job owned by its record ConfigMap, whose UID the program reads from
+  the record it creates, as the component does; ``raygang plan --format json`` says which
+  record owns what), as plain ``pulumi_kubernetes`` resources: ``core.v1.ConfigMap``,
   ``batch.v1.Job`` and ``apiextensions.CustomResource``, as the component does, but with no
   component and no ``depends_on``. Two orderings are still needed, as data, not options:
   Volcano's admission webhook refuses a PodGroup (even a dry run) whose queue does not exist,
   so a PodGroup reads its queue name from the Queue's ID, as raygang's does; and a RayCluster
   reads its group name from its PodGroup's ID, else the engine's 8 default slots fill with
-  RayClusters awaiting readiness while their PodGroups wait for a slot (a deadlock);
+  RayClusters awaiting readiness while their PodGroups wait for a slot (a deadlock). Before
+  2026-12-03 15:00 UTC bare's objects had no ownerReferences;
 * **kubectl**: ``kubectl apply --server-side --dry-run=server`` (its "preview"; the PodGroups
-  of a queue still to be created are left out, as Pulumi's preview skips them), then
-  ``kubectl apply --server-side`` of the Queue, ``kubectl wait`` for it Open, the rest but the
-  submitter Jobs, ``kubectl wait`` for what the Pulumi await annotations of the rendered
-  objects wait for (every RayCluster ``status.state=ready``), then the submitter Jobs: the
-  order raygang's ``up`` keeps (and KubeRay's operator, which creates the submitter once its
-  cluster is ready), so it ends where raygang's ``up`` ends, reached in the same order.
+  of a queue still to be created are left out, as Pulumi's preview skips them, and no
+  ownerReferences: no record has a UID yet), then ``kubectl apply --server-side`` of the
+  Queue and the records, ``kubectl wait`` for the Queue Open, one ``kubectl get`` of the
+  records' UIDs, the rest but the submitter Jobs with their ownerReferences, ``kubectl wait``
+  for what the Pulumi await annotations of the rendered objects wait for (every RayCluster
+  ``status.state=ready``), then the submitter Jobs: the order raygang's ``up`` keeps (and
+  KubeRay's operator, which creates the submitter once its cluster is ready), so it ends where
+  raygang's ``up`` ends, reached in the same order. After each ``up`` every variant's objects
+  are checked: the Queue Open, every RayCluster ready, every Job there, each owned object
+  owned by its record's UID.
 
 Both Pulumi variants use the same CLI, language host, provider and default parallelism.
 Their previews are timed ``--previews K`` times (3 by default), interleaved, the order swapped
@@ -55,7 +62,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from functools import partial
 from pathlib import Path
@@ -113,11 +120,13 @@ WAITS = {
     "raygang": "Queue Open, every RayCluster ready (pulumi.com/waitFor), then the submitter "
     "Job (depends_on the RayCluster; awaited until it exists)",
     "bare": "the same annotations on the same objects: Queue Open, RayClusters ready; no "
-    "depends_on, but the PodGroups read their queue from the Queue's ID (as raygang's do) "
-    "and the RayClusters their group name from their PodGroup's ID; the Jobs at once",
-    "kubectl": "apply the Queue, `kubectl wait` for it Open (Volcano's webhook refuses "
-    "PodGroups in a queue that is not), apply the rest but the submitter Jobs, `kubectl wait` "
-    "for every RayCluster ready, then apply the Jobs (as raygang and KubeRay order them)",
+    "depends_on, but the PodGroups read their queue from the Queue's ID (as raygang's do), "
+    "the RayClusters their group name from their PodGroup's ID, and the owned objects their "
+    "record's UID from the record; the Jobs once their record exists",
+    "kubectl": "apply the Queue and the records, `kubectl wait` for the Queue Open (Volcano's "
+    "webhook refuses PodGroups in a queue that is not), read the records' UIDs, apply the "
+    "rest but the submitter Jobs, `kubectl wait` for every RayCluster ready, then apply the "
+    "Jobs (as raygang and KubeRay order them)",
 }
 PREVIEWS = {
     "raygang": "pulumi preview (the program, then the provider checks each object)",
@@ -148,9 +157,22 @@ def after(kind, namespace, name):
     return name if ref is None else ref.id.apply(lambda _, n=name: n)
 
 
-# Queues, then PodGroups, then the rest: each can then read the ID of what it needs.
-for obj in sorted(objects, key=lambda o: {"Queue": 0, "PodGroup": 1}.get(o["kind"], 2)):
-    meta, spec = obj["metadata"], obj.get("spec")
+def owned(meta):
+    """``meta`` with the UID of each owner (a record ConfigMap this program creates) filled
+    in from its outputs, as raygang's component does."""
+    refs = meta.get("ownerReferences")
+    if not refs:
+        return meta
+    uids = [made[r["kind"], meta.get("namespace"), r["name"]].metadata.apply(lambda m: m.uid)
+            for r in refs]
+    return {**meta, "ownerReferences": [{**r, "uid": u} for r, u in zip(refs, uids)]}
+
+
+# Queues, then ConfigMaps (the records), then PodGroups, then the rest: each can then read
+# the ID or UID of what it needs.
+ORDER = {"Queue": 0, "ConfigMap": 1, "PodGroup": 2}
+for obj in sorted(objects, key=lambda o: ORDER.get(o["kind"], 3)):
+    meta, spec = owned(obj["metadata"]), obj.get("spec")
     kind, namespace = obj["kind"], meta.get("namespace")
     name = f"{kind}-{namespace or 'cluster'}-{meta['name']}".lower()
     if obj["apiVersion"] == "v1" and kind == "ConfigMap":
@@ -319,29 +341,114 @@ class SizeResult:
         }
 
 
+# A job's record: the object raygang's component makes every other object of the job owned
+# by (ownerReferences, as a RayJob owns its RayCluster and submitter), once it has a UID.
+RECORD_KIND = "ConfigMap"
+
+
+def owner_reference(record: str, uid: str | None) -> dict[str, Any]:
+    """The ownerReference raygang's component gives an object its job record ``record``
+    owns (``uid`` None until the record exists); every variant's objects carry it."""
+    return {
+        "apiVersion": "v1",
+        "kind": RECORD_KIND,
+        "name": record,
+        "uid": uid,
+        "controller": True,
+        "blockOwnerDeletion": True,
+    }
+
+
+def owners(document: Mapping[str, Any]) -> dict[tuple[str, str, str], str]:
+    """``(kind, namespace, name)`` of each object a job record owns, and its record's name,
+    from ``raygang plan --format json``: a job's record is the ConfigMap named as the job, in
+    its namespace; it owns the job's other objects but its companions and its Queue."""
+    owned: dict[tuple[str, str, str], str] = {}
+    for job in document["jobs"]:
+        name, namespace = job["name"], job["namespace"]
+        rows = [r for r in job["resources"] if not r.get("companion") and r["kind"] != "Queue"]
+        record = (RECORD_KIND, namespace, name)
+        if record not in {(r["kind"], r["namespace"], r["name"]) for r in rows}:
+            raise RuntimeError(f"the plan of {namespace}/{name} has no record ConfigMap")
+        for r in rows:
+            key = (r["kind"], r["namespace"], r["name"])
+            if key != record:
+                owned[key] = name
+    return owned
+
+
 @dataclass(frozen=True)
 class Rendered:
-    """The objects ``raygang plan --format yaml`` renders for one size, as YAML texts."""
+    """The objects ``raygang plan --format yaml`` renders for one size, and which job record
+    owns which of them (raygang's component adds those ownerReferences once each record has
+    a UID), as the YAML texts kubectl applies and the objects the bare program registers."""
 
     objects: list[dict[str, Any]]
-    queues: str  # the Queues the stack creates
-    others: str  # everything else but the submitter Jobs
-    jobs: str  # the submitter Jobs, created once their RayCluster is ready
-    dry_run: str  # what can be dry-run before the Queues exist
+    owned: dict[tuple[str, str, str], str]  # (kind, namespace, name) -> its record's name
+    records: frozenset[tuple[str, str, str]]
 
     @classmethod
-    def of(cls, objects: list[dict[str, Any]]) -> Rendered:
-        def text(items: list[dict[str, Any]]) -> str:
-            return yaml.safe_dump_all(items, sort_keys=False)
+    def of(cls, objects: list[dict[str, Any]], document: Mapping[str, Any]) -> Rendered:
+        """``objects`` (the YAML plan) and ``document`` (the JSON plan) of one stack."""
+        owned = owners(document)
+        records = frozenset((RECORD_KIND, key[1], name) for key, name in owned.items())
+        return cls(objects, owned, records)
 
-        queues = [o for o in objects if o["kind"] == "Queue"]
-        names = {q["metadata"]["name"] for q in queues}
-        rest = [o for o in objects if o["kind"] != "Queue"]
-        jobs = [o for o in rest if o["apiVersion"] == "batch/v1" and o["kind"] == "Job"]
-        others = [o for o in rest if o not in jobs]
-        waiting = [o for o in others if o["kind"] == "PodGroup" and o["spec"].get("queue") in names]
-        dry = [o for o in objects if o not in waiting]
-        return cls(objects, text(queues), text(others), text(jobs), text(dry))
+    def with_owner(self, obj: dict[str, Any], uids: Mapping[str, str | None]) -> dict[str, Any]:
+        """``obj`` with the ownerReference to its record, if one owns it (``uids``: each
+        record's UID by name)."""
+        record = self.owned.get(_key(obj))
+        if record is None:
+            return obj
+        meta = {**obj["metadata"], "ownerReferences": [owner_reference(record, uids[record])]}
+        return {**obj, "metadata": meta}
+
+    def _is_record(self, obj: Mapping[str, Any]) -> bool:
+        return _key(obj) in self.records
+
+    def _text(
+        self, keep: Callable[[dict[str, Any]], bool], uids: Mapping[str, str] | None = None
+    ) -> str:
+        items = [o for o in self.objects if keep(o)]
+        if uids is not None:
+            items = [self.with_owner(o, uids) for o in items]
+        return yaml.safe_dump_all(items, sort_keys=False)
+
+    def first(self) -> str:
+        """The Queues the stack creates and the job records: they need nothing made before."""
+        return self._text(lambda o: o["kind"] == "Queue" or self._is_record(o))
+
+    def others(self, uids: Mapping[str, str] | None = None) -> str:
+        """Everything else but the submitter Jobs."""
+        return self._text(
+            lambda o: not (o["kind"] == "Queue" or self._is_record(o) or _is_job(o)), uids
+        )
+
+    def jobs(self, uids: Mapping[str, str] | None = None) -> str:
+        """The submitter Jobs, created once their RayCluster is ready."""
+        return self._text(_is_job, uids)
+
+    def dry_run(self) -> str:
+        """What can be dry-run before the Queues exist: not the PodGroups of a queue still to
+        be created; no ownerReferences (no record has a UID yet)."""
+        names = {o["metadata"]["name"] for o in self.objects if o["kind"] == "Queue"}
+        return self._text(
+            lambda o: not (o["kind"] == "PodGroup" and o["spec"].get("queue") in names)
+        )
+
+    def for_bare(self) -> list[dict[str, Any]]:
+        """Every object; the owned ones with their ownerReference, whose UID (None here) the
+        bare program reads from the record it creates."""
+        return [self.with_owner(o, dict.fromkeys(self.owned.values())) for o in self.objects]
+
+
+def _key(obj: Mapping[str, Any]) -> tuple[str, str, str]:
+    meta = obj["metadata"]
+    return (obj["kind"], meta.get("namespace"), meta["name"])
+
+
+def _is_job(obj: Mapping[str, Any]) -> bool:
+    return bool(obj["apiVersion"] == "batch/v1" and obj["kind"] == "Job")
 
 
 def state_file_bytes(backend_url: str, project: str, stack: str) -> int | None:
@@ -393,6 +500,7 @@ class Bench:
         (self.bare_dir / "__main__.py").write_text(BARE_PROGRAM)
         self.raygang: LocalPulumi | None = None
         self.bare: LocalPulumi | None = None
+        self.rendered: dict[int, Rendered] = {}
 
     # -- set-up ------------------------------------------------------------------------
 
@@ -404,7 +512,7 @@ class Bench:
             60,
             f"the default ServiceAccount of {NAMESPACE}",
         )
-        rendered: dict[int, Rendered] = {}
+        rendered = self.rendered
         (self.raygang_dir / "bench").mkdir(exist_ok=True)
         for n in sizes:
             manifest = f"bench/jobs-{n}.yaml"
@@ -416,19 +524,16 @@ class Bench:
             (self.raygang_dir / "stacks" / f"Pulumi.{stack}.yaml").write_text(
                 yaml.safe_dump(config, sort_keys=False)
             )
-            text = self._plan(stack)
-            objects = [d for d in yaml.safe_load_all(text) if d]
-            for obj in objects:
-                obj["metadata"].pop("ownerReferences", None)
+            objects = [d for d in yaml.safe_load_all(self._plan(stack, "yaml")) if d]
+            rendered[n] = Rendered.of(objects, json.loads(self._plan(stack, "json")))
             (self.workdir / f"rendered-{n}.yaml").write_text(
                 yaml.safe_dump_all(objects, sort_keys=False)
             )
             objects_file = self.bare_dir / f"objects-{n}.json"
-            objects_file.write_text(json.dumps(objects))
+            objects_file.write_text(json.dumps(rendered[n].for_bare()))
             (self.bare_dir / f"Pulumi.{stack}.yaml").write_text(
                 yaml.safe_dump({"config": {"raygang-bench-bare:objects": str(objects_file)}})
             )
-            rendered[n] = Rendered.of(objects)
         stacks = [f"bench-n{n}" for n in sizes]
         self.raygang = local_pulumi(
             self.bin_dir, self.cluster.kubeconfig, self.raygang_dir, self.workdir, stacks
@@ -444,12 +549,12 @@ class Bench:
         warm = f"bench-n{min(sizes)}"
         self.raygang.run("preview", "--stack", warm)
         self.bare.run("preview", "--stack", warm)
-        self._kubectl_apply(rendered[min(sizes)].dry_run, dry_run=True)
+        self._kubectl_apply(rendered[min(sizes)].dry_run(), dry_run=True)
         return rendered
 
-    def _plan(self, stack: str) -> str:
+    def _plan(self, stack: str, form: str) -> str:
         done = subprocess.run(
-            [sys.executable, "-m", "raygang", "plan", "--format", "yaml", "--stack", stack,
+            [sys.executable, "-m", "raygang", "plan", "--format", form, "--stack", stack,
              "--project-dir", str(self.raygang_dir)],
             capture_output=True, text=True, timeout=600, check=False,
         )  # fmt: skip
@@ -478,23 +583,25 @@ class Bench:
             result.variants[variant] = replace(made, preview_samples=tuple(samples[variant]))
 
         def apply() -> None:
-            self._kubectl_apply(rendered.queues, dry_run=False)
+            self._kubectl_apply(rendered.first(), dry_run=False)
             self._kubectl_wait_queue()
-            self._kubectl_apply(rendered.others, dry_run=False)
+            # The records' UIDs, for the ownerReferences of what each owns.
+            uids = self._record_uids()
+            self._kubectl_apply(rendered.others(uids), dry_run=False)
             self._kubectl_wait_clusters()
-            self._kubectl_apply(rendered.jobs, dry_run=False)
+            self._kubectl_apply(rendered.jobs(uids), dry_run=False)
 
         def delete() -> None:
             # The Queue last: Volcano's webhook refuses deleting a queue that holds PodGroups.
-            self._kubectl_delete(rendered.jobs)
-            self._kubectl_delete(rendered.others)
-            self._kubectl_delete(rendered.queues)
+            self._kubectl_delete(rendered.jobs())
+            self._kubectl_delete(rendered.others())
+            self._kubectl_delete(rendered.first())
             self._wait_gone()
 
         if "kubectl" not in variants:
             return result
         self.say(f"  N={n} kubectl: dry run, apply + wait, delete ...")
-        preview = _timed(lambda: self._kubectl_apply(rendered.dry_run, dry_run=True))
+        preview = _timed(lambda: self._kubectl_apply(rendered.dry_run(), dry_run=True))
         up = _timed(apply)
         self._check_ready(n)
         result.variants["kubectl"] = self._done(
@@ -639,7 +746,8 @@ class Bench:
         return self.cluster.kubectl(*args, check=False).returncode == 0
 
     def _check_ready(self, n: int) -> None:
-        """Every variant must leave the same state: the Queue Open, N RayClusters ready."""
+        """Every variant must leave the same state: the Queue Open, N RayClusters ready, N
+        submitter Jobs, and each object a record owns owned by that record (its UID)."""
         queue = self.cluster.get("queues.scheduling.volcano.sh", QUEUE)
         state = queue.get("status", {}).get("state")
         items = self.cluster.get("rayclusters.ray.io", "-n", NAMESPACE)["items"]
@@ -650,6 +758,24 @@ class Bench:
                 f"after up: queue {state!r}, {len(ready)}/{n} RayClusters ready, "
                 f"{len(jobs)}/{n} submitter Jobs"
             )
+        rendered = self.rendered[n]
+        uids = self._record_uids()
+        kinds = "podgroups.scheduling.volcano.sh,rayclusters.ray.io,jobs.batch,configmaps"
+        for item in self.cluster.get(kinds, "-n", NAMESPACE)["items"]:
+            record = rendered.owned.get(_key(item))
+            want = [owner_reference(record, uids.get(record))] if record else None
+            if item["metadata"].get("ownerReferences") != want:
+                raise RuntimeError(
+                    f"after up: {'/'.join(_key(item))} has ownerReferences "
+                    f"{item['metadata'].get('ownerReferences')}, not {want}"
+                )
+
+    def _record_uids(self) -> dict[str, str]:
+        """Each job record's UID, by name (the records are raygang's ConfigMaps)."""
+        listed = self.cluster.get(
+            "configmaps", "-n", NAMESPACE, "-l", "app.kubernetes.io/managed-by=raygang"
+        )
+        return {i["metadata"]["name"]: i["metadata"]["uid"] for i in listed["items"]}
 
     def _leftovers(self) -> list[str]:
         kinds = "rayclusters.ray.io,podgroups.scheduling.volcano.sh,jobs.batch,pods,services"
@@ -847,7 +973,7 @@ def run(
     """Every size on ``cluster`` (started), smallest first; then the ``--parallel`` and
     ``--skip-checkpoints`` runs of the largest."""
     bench = Bench(cluster, bin_dir, workdir, out)
-    out("  preparing: manifests, `raygang plan --format yaml`, stacks, warm-up previews ...")
+    out("  preparing: manifests, `raygang plan` (yaml, json), stacks, warm-up previews ...")
     rendered = bench.prepare(sizes)
     results = []
     for n in sizes:

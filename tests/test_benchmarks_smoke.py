@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 from benchmarks.runner import SCENARIOS, TARGETS
 
@@ -162,3 +163,43 @@ def test_report_of_the_reruns() -> None:
     assert data["raygang_up_skip_checkpoints"]["0"]["state_bytes"] == 2_900_000
     assert _parser().parse_args(["--skip-checkpoints"]).skip_checkpoints is True
     assert _parser().parse_args([]).skip_checkpoints is False
+
+
+def test_the_bare_and_kubectl_objects_carry_the_components_owner_references() -> None:
+    # "The same objects": bare and kubectl give each job's PodGroup, RayCluster and submitter
+    # Job the ownerReference raygang's component gives them; read off the sample stack's plan.
+    from benchmarks.real_engine import Rendered, owner_reference
+
+    def plan(form: str) -> str:
+        done = subprocess.run(
+            [sys.executable, "-m", "raygang", "plan", "--format", form, "--stack", "dev"],
+            cwd=ROOT, capture_output=True, text=True, timeout=300, check=True,
+        )  # fmt: skip
+        return done.stdout
+
+    objects = [d for d in yaml.safe_load_all(plan("yaml")) if d]
+    rendered = Rendered.of(objects, json.loads(plan("json")))
+    ns = "default"
+    assert rendered.owned == {
+        ("PodGroup", ns, "ray-demo-job-pg"): "demo-job",
+        ("RayCluster", ns, "demo-job"): "demo-job",
+        ("Job", ns, "demo-job"): "demo-job",
+    }
+
+    def kinds(text: str) -> list[tuple[str, object]]:
+        return [(d["kind"], d["metadata"].get("ownerReferences")) for d in yaml.safe_load_all(text)]
+
+    owner = [owner_reference("demo-job", "u-1")]
+    assert kinds(rendered.first()) == [("Queue", None), ("ConfigMap", None)]
+    assert kinds(rendered.others({"demo-job": "u-1"})) == [
+        ("PodGroup", owner),
+        ("RayCluster", owner),
+    ]
+    assert kinds(rendered.jobs({"demo-job": "u-1"})) == [("Job", owner)]
+    assert kinds(rendered.others()) == [("PodGroup", None), ("RayCluster", None)]
+    # The dry run leaves out the PodGroup of the queue still to be created, as Pulumi's does.
+    assert [k for k, _ in kinds(rendered.dry_run())] == ["Queue", "ConfigMap", "RayCluster", "Job"]
+    bare = {d["kind"]: d["metadata"].get("ownerReferences") for d in rendered.for_bare()}
+    assert bare["Job"] == [owner_reference("demo-job", None)] and bare["ConfigMap"] is None
+    # What the plan renders is left as it was.
+    assert all("ownerReferences" not in d["metadata"] for d in rendered.objects)
