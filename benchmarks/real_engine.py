@@ -16,8 +16,8 @@ objects, one after the other, each cleaned away before the next:
   Volcano's admission webhook refuses a PodGroup (even a dry run) whose queue does not exist,
   so a PodGroup reads its queue name from the Queue's ID, as raygang's does; and a RayCluster
   reads its group name from its PodGroup's ID, else the engine's 8 default slots fill with
-  RayClusters awaiting readiness while their PodGroups wait for a slot (a deadlock). Before
-  2026-12-03 15:00 UTC bare's objects had no ownerReferences;
+  RayClusters awaiting readiness while their PodGroups wait for a slot (a deadlock). Until
+  2026-12-03 14:00 UTC (commit a5c7210) bare's and kubectl's objects had no ownerReferences;
 * **kubectl**: ``kubectl apply --server-side --dry-run=server`` (its "preview"; the PodGroups
   of a queue still to be created are left out, as Pulumi's preview skips them, and no
   ownerReferences: no record has a UID yet), then ``kubectl apply --server-side`` of the
