@@ -17,7 +17,8 @@ objects, one after the other, each cleaned away before the next:
   so a PodGroup reads its queue name from the Queue's ID, as raygang's does; and a RayCluster
   reads its group name from its PodGroup's ID, else the engine's 8 default slots fill with
   RayClusters awaiting readiness while their PodGroups wait for a slot (a deadlock). Until
-  2026-12-03 14:00 UTC (commit a5c7210) bare's and kubectl's objects had no ownerReferences;
+  commit a5c7210 (2026-12-03, first run 14:11 UTC) bare's and kubectl's objects had no
+  ownerReferences;
 * **kubectl**: ``kubectl apply --server-side --dry-run=server`` (its "preview"; the PodGroups
   of a queue still to be created are left out, as Pulumi's preview skips them, and no
   ownerReferences: no record has a UID yet), then ``kubectl apply --server-side`` of the
@@ -348,7 +349,10 @@ RECORD_KIND = "ConfigMap"
 
 def owner_reference(record: str, uid: str | None) -> dict[str, Any]:
     """The ownerReference raygang's component gives an object its job record ``record``
-    owns (``uid`` None until the record exists); every variant's objects carry it."""
+    owns (``uid`` None until the record exists); every variant's objects carry it. The
+    benchmark uses only raygang's public surface, so this is written here too; after every
+    ``up`` :meth:`Bench._check_ready` compares it with raygang's own objects, so the two
+    cannot drift apart unseen."""
     return {
         "apiVersion": "v1",
         "kind": RECORD_KIND,
