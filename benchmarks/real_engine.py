@@ -389,14 +389,11 @@ class Rendered:
 
     objects: list[dict[str, Any]]
     owned: dict[tuple[str, str, str], str]  # (kind, namespace, name) -> its record's name
-    records: frozenset[tuple[str, str, str]]
 
     @classmethod
     def of(cls, objects: list[dict[str, Any]], document: Mapping[str, Any]) -> Rendered:
         """``objects`` (the YAML plan) and ``document`` (the JSON plan) of one stack."""
-        owned = owners(document)
-        records = frozenset((RECORD_KIND, key[1], name) for key, name in owned.items())
-        return cls(objects, owned, records)
+        return cls(objects, owners(document))
 
     def with_owner(self, obj: dict[str, Any], uids: Mapping[str, str | None]) -> dict[str, Any]:
         """``obj`` with the ownerReference to its record, if one owns it (``uids``: each
@@ -408,7 +405,12 @@ class Rendered:
         return {**obj, "metadata": meta}
 
     def _is_record(self, obj: Mapping[str, Any]) -> bool:
-        return _key(obj) in self.records
+        kind, namespace, name = _key(obj)
+        return (
+            kind == RECORD_KIND
+            and (RECORD_KIND, namespace, name) not in self.owned
+            and any(key[1] == namespace and record == name for key, record in self.owned.items())
+        )
 
     def _text(
         self, keep: Callable[[dict[str, Any]], bool], uids: Mapping[str, str] | None = None
