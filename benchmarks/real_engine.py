@@ -1,7 +1,7 @@
 """``python -m benchmarks.real_engine``: the real Pulumi engine on a local control plane.
 
 For each size N (default 1, 10, 100 small RayJobs) and on one cluster (etcd, kube-apiserver,
-Volcano, KubeRay, kwok nodes; :mod:`raygang_localcluster`), three ways of creating the same
+Volcano, KubeRay, kwok nodes; :mod:`raygang_localcluster`), four ways of creating the same
 objects, one after the other, each cleaned away before the next:
 
 * **raygang**: ``pulumi preview`` and ``pulumi up`` of a copy of this project, whose stack
@@ -12,13 +12,23 @@ objects, one after the other, each cleaned away before the next:
   the record it creates, as the component does; ``raygang plan --format json`` says which
   record owns what), as plain ``pulumi_kubernetes`` resources: ``core.v1.ConfigMap``,
   ``batch.v1.Job`` and ``apiextensions.CustomResource``, as the component does, but with no
-  component and no ``depends_on``. Two orderings are still needed, as data, not options:
-  Volcano's admission webhook refuses a PodGroup (even a dry run) whose queue does not exist,
-  so a PodGroup reads its queue name from the Queue's ID, as raygang's does; and a RayCluster
-  reads its group name from its PodGroup's ID, else the engine's 8 default slots fill with
-  RayClusters awaiting readiness while their PodGroups wait for a slot (a deadlock). Until
-  commit a5c7210 (2026-12-03, first run 14:11 UTC) bare's and kubectl's objects had no
-  ownerReferences;
+  component, no planning and no other resource options. Each is registered with the
+  ``depends_on`` raygang's component gives it (the plan's ``dependsOn``: the record after the
+  Queue, the PodGroup after the record, the RayCluster after the PodGroup, the submitter Job
+  after the RayCluster is ready), and a PodGroup reads its queue name from the Queue's ID, as
+  raygang's does (Volcano's admission webhook refuses a PodGroup, even a dry run, whose queue
+  does not exist). Until commit a5c7210 (2026-12-03, first run 14:11 UTC) bare's and
+  kubectl's objects had no ownerReferences. Until 2026-12-03 (session 16, first run 17:04
+  UTC) bare had no ``depends_on``: its submitter Jobs did not wait for their RayCluster, and
+  its RayClusters read their group name from their PodGroup's ID, which made it unknown in a
+  preview, so the provider skipped the server-side dry run of every RayCluster that raygang's
+  preview makes (the API server's ``apiserver_request_total`` counted 100 RayCluster dry runs
+  in raygang's preview of 100 jobs and none in bare's);
+* **component**: the bare program with each job's objects registered under one plain
+  ``pulumi.ComponentResource`` of the type and name raygang gives its component (no outputs,
+  no planning), and the Queue under another, as raygang's program registers them. The issue
+  asks for a component per job; raygang / component is then what raygang adds to it, and
+  component / bare what the engine and the SDK charge for the component itself;
 * **kubectl**: ``kubectl apply --server-side --dry-run=server`` (its "preview"; the PodGroups
   of a queue still to be created are left out, as Pulumi's preview skips them, and no
   ownerReferences: no record has a UID yet), then ``kubectl apply --server-side`` of the
@@ -31,7 +41,7 @@ objects, one after the other, each cleaned away before the next:
   are checked: the Queue Open, every RayCluster ready, every Job there, each owned object
   owned by its record's UID.
 
-Both Pulumi variants use the same CLI, language host, provider and default parallelism.
+The Pulumi variants use the same CLI, language host, provider and default parallelism.
 Their previews are timed ``--previews K`` times (3 by default), interleaved, the order swapped
 every round, and the median counts, so that neither is always timed first, right after the
 previous size's cleanup (one preview each, raygang first, read 1.25-1.30 in three runs on one
@@ -45,7 +55,7 @@ again with each ``--parallel N``; with ``--skip-checkpoints``, again with
 ``PULUMI_SKIP_CHECKPOINTS=true`` (the engine then writes the state once, at the end, instead
 of the whole file before and after every step), at the default and at each ``--parallel N``,
 and bare's ``up`` with it at the default (raygang / bare without the state's rewrites);
-``--variants`` runs only some of the three (``--sizes 100 --variants raygang kubectl
+``--variants`` runs only some of the four (``--sizes 100 --variants raygang kubectl
 --parallel 32`` is one iteration on raygang's ``up``, its ratio to kubectl measured in the
 same run). In the same run, ``raygang plan --cluster`` of 100 jobs against a 500-node snapshot
 (:mod:`benchmarks.preflight`) is timed against the real ``pulumi preview`` of 100 jobs.
@@ -91,7 +101,11 @@ NAMESPACE = "raygang-bench"
 QUEUE = "raygang-bench"
 IMAGE = "rayproject/ray:2.52.0"
 FIELD_MANAGER = "raygang-bench"
-VARIANTS = ("raygang", "bare", "kubectl")
+VARIANTS = ("raygang", "component", "bare", "kubectl")
+# The ratios reported, (numerator, denominator): raygang / component is what raygang adds to a
+# plain component per job; component / bare what Pulumi charges for the component itself.
+RATIOS = (("raygang", "bare"), ("raygang", "kubectl"), ("raygang", "component"),
+          ("component", "bare"))  # fmt: skip
 # 100 jobs of 2-3 Ray pods and a submitter pod each fit on these with room to spare.
 BENCH_NODES = tuple(
     NodeShape(f"bench-node-{i}", cpu="64", memory="256Gi", pods=500) for i in range(4)
@@ -120,10 +134,12 @@ SKIP_CHECKPOINTS_TEXT = " ".join(f"{k}={v}" for k, v in SKIP_CHECKPOINTS.items()
 WAITS = {
     "raygang": "Queue Open, every RayCluster ready (pulumi.com/waitFor), then the submitter "
     "Job (depends_on the RayCluster; awaited until it exists)",
-    "bare": "the same annotations on the same objects: Queue Open, RayClusters ready; no "
-    "depends_on, but the PodGroups read their queue from the Queue's ID (as raygang's do), "
-    "the RayClusters their group name from their PodGroup's ID, and the owned objects their "
-    "record's UID from the record; the Jobs once their record exists",
+    "bare": "the same annotations on the same objects: Queue Open, RayClusters ready; the "
+    "same depends_on (the plan's dependsOn: the submitter Job after its RayCluster), the "
+    "PodGroups read their queue from the Queue's ID (as raygang's do), and the owned objects "
+    "their record's UID from the record",
+    "component": "what bare's up waits for, with each job's objects registered under one plain "
+    "ComponentResource (no outputs) of raygang's type and name, the Queue under another",
     "kubectl": "apply the Queue and the records, `kubectl wait` for the Queue Open (Volcano's "
     "webhook refuses PodGroups in a queue that is not), read the records' UIDs, apply the "
     "rest but the submitter Jobs, `kubectl wait` for every RayCluster ready, then apply the "
@@ -132,13 +148,15 @@ WAITS = {
 PREVIEWS = {
     "raygang": "pulumi preview (the program, then the provider checks each object)",
     "bare": "pulumi preview",
+    "component": "pulumi preview",
     "kubectl": "kubectl apply --server-side --dry-run=server of every object but the "
     "PodGroups in the queue still to be created (which Pulumi does not dry-run either)",
 }
 
 # The bare program: every object of the rendered plan as one plain resource, no component.
 BARE_PROGRAM = '''\
-"""Bare pulumi_kubernetes resources: the objects of a rendered raygang plan, one each."""
+"""Bare pulumi_kubernetes resources: the objects of a rendered raygang plan, one each; with
+``components`` set, each job's under one plain ComponentResource, as raygang's component."""
 
 import json
 from pathlib import Path
@@ -147,15 +165,55 @@ import pulumi
 import pulumi_kubernetes as k8s
 from pulumi_kubernetes.apiextensions import CustomResource
 
-objects = json.loads(Path(pulumi.Config().require("objects")).read_text())
-GROUP = "scheduling.k8s.io/group-name"
+config = pulumi.Config()
+# Each object with the (kind, namespace, name) of those it depends on, from the plan, and
+# the (type, name) of the raygang component that registers it.
+entries = json.loads(Path(config.require("objects")).read_text())
+objects = {}
+for entry in entries:
+    meta = entry["object"]["metadata"]
+    objects[entry["object"]["kind"], meta.get("namespace"), meta["name"]] = entry
 made = {}
+# The "component" variant: each job's objects (and the Queue) under one plain component.
+components = {} if config.get_bool("components") else None
 
 
-def after(kind, namespace, name):
-    """``name``, read from the ID of the object of ``kind`` this program creates, if any."""
-    ref = made.get((kind, namespace, name))
-    return name if ref is None else ref.id.apply(lambda _, n=name: n)
+def parent(entry):
+    """The plain component ``entry``'s object is registered under, if components are on."""
+    if components is None or entry["component"] is None:
+        return None
+    key = tuple(entry["component"])
+    if key not in components:
+        components[key] = pulumi.ComponentResource(*key)
+        components[key].register_outputs({})
+    return components[key]
+
+
+def make(key):
+    """The resource of the object ``key``, registered after those it depends on."""
+    if key in made:
+        return made[key]
+    entry = objects[key]
+    after = [make(tuple(d)) for d in entry["dependsOn"]]
+    obj = entry["object"]
+    meta, spec = owned(obj["metadata"]), obj.get("spec")
+    kind, namespace = obj["kind"], meta.get("namespace")
+    name = f"{kind}-{namespace or 'cluster'}-{meta['name']}".lower()
+    opts = pulumi.ResourceOptions(depends_on=after, parent=parent(entry))
+    if obj["apiVersion"] == "v1" and kind == "ConfigMap":
+        made[key] = k8s.core.v1.ConfigMap(name, metadata=meta, data=obj.get("data"), opts=opts)
+    elif obj["apiVersion"] == "batch/v1" and kind == "Job":
+        made[key] = k8s.batch.v1.Job(name, metadata=meta, spec=spec, opts=opts)
+    else:
+        if kind == "PodGroup" and ("Queue", None, spec["queue"]) in objects:
+            # As raygang does: the queue read from the Queue's ID, so the provider skips the
+            # dry run Volcano's webhook refuses while the Queue does not exist.
+            queue = make(("Queue", None, spec["queue"]))
+            spec = {**spec, "queue": queue.id.apply(lambda _, q=spec["queue"]: q)}
+        made[key] = CustomResource(
+            name, api_version=obj["apiVersion"], kind=kind, metadata=meta, spec=spec, opts=opts
+        )
+    return made[key]
 
 
 def owned(meta):
@@ -164,40 +222,13 @@ def owned(meta):
     refs = meta.get("ownerReferences")
     if not refs:
         return meta
-    uids = [made[r["kind"], meta.get("namespace"), r["name"]].metadata.apply(lambda m: m.uid)
+    uids = [make((r["kind"], meta.get("namespace"), r["name"])).metadata.apply(lambda m: m.uid)
             for r in refs]
     return {**meta, "ownerReferences": [{**r, "uid": u} for r, u in zip(refs, uids)]}
 
 
-# Queues, then ConfigMaps (the records), then PodGroups, then the rest: each can then read
-# the ID or UID of what it needs.
-ORDER = {"Queue": 0, "ConfigMap": 1, "PodGroup": 2}
-for obj in sorted(objects, key=lambda o: ORDER.get(o["kind"], 3)):
-    meta, spec = owned(obj["metadata"]), obj.get("spec")
-    kind, namespace = obj["kind"], meta.get("namespace")
-    name = f"{kind}-{namespace or 'cluster'}-{meta['name']}".lower()
-    if obj["apiVersion"] == "v1" and kind == "ConfigMap":
-        made[kind, namespace, meta["name"]] = k8s.core.v1.ConfigMap(
-            name, metadata=meta, data=obj.get("data")
-        )
-        continue
-    if obj["apiVersion"] == "batch/v1" and kind == "Job":
-        made[kind, namespace, meta["name"]] = k8s.batch.v1.Job(name, metadata=meta, spec=spec)
-        continue
-    if kind == "PodGroup":
-        # As raygang does: the queue read from the Queue's ID, so the provider skips the dry
-        # run Volcano's webhook refuses while the Queue does not exist.
-        spec = {**spec, "queue": after("Queue", None, spec["queue"])}
-    annotations = meta.get("annotations") or {}
-    if kind == "RayCluster" and GROUP in annotations:
-        # Its PodGroup first: otherwise the engine's 8 slots can all be RayClusters awaiting
-        # readiness while their PodGroups wait behind them for a slot (a deadlock until the
-        # await times out, seen with the Queue-first PodGroups above at N=10).
-        group = after("PodGroup", namespace, annotations[GROUP])
-        meta = {**meta, "annotations": {**annotations, GROUP: group}}
-    made[kind, namespace, meta["name"]] = CustomResource(
-        name, api_version=obj["apiVersion"], kind=kind, metadata=meta, spec=spec
-    )
+for key in objects:
+    make(key)
 '''
 
 
@@ -312,9 +343,10 @@ class SizeResult:
     #: each one's state file.
     bare_skip_checkpoints: VariantResult | None = None
 
-    def ratio(self, phase: str, other: str) -> float | None:
-        """raygang's time over ``other``'s for ``phase`` (``preview`` or ``up``)."""
-        ours, theirs = self.variants.get("raygang"), self.variants.get(other)
+    def ratio(self, phase: str, other: str, ours_name: str = "raygang") -> float | None:
+        """``ours_name``'s time (raygang's) over ``other``'s for ``phase`` (``preview`` or
+        ``up``)."""
+        ours, theirs = self.variants.get(ours_name), self.variants.get(other)
         if ours is None or theirs is None:
             return None
         a, b = getattr(ours, f"{phase}_seconds"), getattr(theirs, f"{phase}_seconds")
@@ -335,9 +367,9 @@ class SizeResult:
                 self.bare_skip_checkpoints.as_dict() if self.bare_skip_checkpoints else None
             ),
             "ratios": {
-                f"{phase}_raygang_over_{other}": self.ratio(phase, other)
+                f"{phase}_{ours}_over_{other}": self.ratio(phase, other, ours)
                 for phase in ("preview", "up")
-                for other in ("bare", "kubectl")
+                for ours, other in RATIOS
             },
         }
 
@@ -381,6 +413,25 @@ def owners(document: Mapping[str, Any]) -> dict[tuple[str, str, str], str]:
     return owned
 
 
+Key = tuple[str, str | None, str]  # (kind, namespace, name); a Queue has no namespace
+
+
+def dependencies(document: Mapping[str, Any]) -> dict[Key, tuple[Key, ...]]:
+    """What each object of ``raygang plan --format json`` depends on (its ``dependsOn``):
+    the order raygang's component registers them in (``depends_on``), which the bare program
+    keeps: the record after the Queue, the PodGroup after the record, the RayCluster after the
+    PodGroup, the submitter Job after the RayCluster (ready). As the component, a reference
+    to an object the stack does not create (a Queue it only names) orders nothing."""
+    depends: dict[Key, tuple[Key, ...]] = {}
+    for job in document["jobs"]:
+        rows = {f"{r['kind']}/{r['name']}": (r["kind"], r["namespace"], r["name"])
+                for r in job["resources"]}  # fmt: skip
+        for r in job["resources"]:
+            after = tuple(rows[ref] for ref in r["dependsOn"] if ref in rows)
+            depends[r["kind"], r["namespace"], r["name"]] = after
+    return depends
+
+
 @dataclass(frozen=True)
 class Rendered:
     """The objects ``raygang plan --format yaml`` renders for one size, and which job record
@@ -389,11 +440,12 @@ class Rendered:
 
     objects: list[dict[str, Any]]
     owned: dict[tuple[str, str, str], str]  # (kind, namespace, name) -> its record's name
+    depends: dict[Key, tuple[Key, ...]]  # what each object depends on (:func:`dependencies`)
 
     @classmethod
     def of(cls, objects: list[dict[str, Any]], document: Mapping[str, Any]) -> Rendered:
         """``objects`` (the YAML plan) and ``document`` (the JSON plan) of one stack."""
-        return cls(objects, owners(document))
+        return cls(objects, owners(document), dependencies(document))
 
     def with_owner(self, obj: dict[str, Any], uids: Mapping[str, str | None]) -> dict[str, Any]:
         """``obj`` with the ownerReference to its record, if one owns it (``uids``: each
@@ -443,9 +495,28 @@ class Rendered:
         )
 
     def for_bare(self) -> list[dict[str, Any]]:
-        """Every object; the owned ones with their ownerReference, whose UID (None here) the
-        bare program reads from the record it creates."""
-        return [self.with_owner(o, dict.fromkeys(self.owned.values())) for o in self.objects]
+        """Every object (the owned ones with their ownerReference, whose UID, None here, the
+        bare program reads from the record it creates), each with what it depends on and the
+        (type, name) of the raygang component that registers it (:func:`component_of`)."""
+        uids = dict.fromkeys(self.owned.values())
+        return [
+            {
+                "object": self.with_owner(o, uids),
+                "dependsOn": self.depends.get(_key(o), ()),
+                "component": self.component_of(o),
+            }
+            for o in self.objects
+        ]
+
+    def component_of(self, obj: Mapping[str, Any]) -> tuple[str, str] | None:
+        """The type and name of the component raygang's program registers ``obj`` under: its
+        job's ``RayJobGang`` (``<namespace>/<job>``), a Queue's ``VolcanoQueue``; None for
+        a companion."""
+        kind, namespace, name = _key(obj)
+        if kind == "Queue":
+            return ("raygang:index:VolcanoQueue", name)
+        record = name if self._is_record(obj) else self.owned.get((kind, namespace, name))
+        return None if record is None else ("raygang:index:RayJobGang", f"{namespace}/{record}")
 
 
 def _key(obj: Mapping[str, Any]) -> tuple[str, str, str]:
@@ -491,21 +562,25 @@ class Bench:
         self.workdir = workdir
         self.say = out
         self.raygang_dir = copy_project(REPO, workdir / "raygang-project")
+        # The bare program twice: as it is, and with a plain component per job ("component").
         self.bare_dir = workdir / "bare-project"
-        self.bare_dir.mkdir(parents=True, exist_ok=True)
+        self.component_dir = workdir / "component-project"
         venv = (REPO / ".venv").resolve()
-        (self.bare_dir / "Pulumi.yaml").write_text(
-            yaml.safe_dump(
-                {
-                    "name": "raygang-bench-bare",
-                    "runtime": {"name": "python", "options": {"virtualenv": str(venv)}},
-                },
-                sort_keys=False,
+        for directory in (self.bare_dir, self.component_dir):
+            directory.mkdir(parents=True, exist_ok=True)
+            (directory / "Pulumi.yaml").write_text(
+                yaml.safe_dump(
+                    {
+                        "name": f"raygang-bench-{directory.name.removesuffix('-project')}",
+                        "runtime": {"name": "python", "options": {"virtualenv": str(venv)}},
+                    },
+                    sort_keys=False,
+                )
             )
-        )
-        (self.bare_dir / "__main__.py").write_text(BARE_PROGRAM)
+            (directory / "__main__.py").write_text(BARE_PROGRAM)
         self.raygang: LocalPulumi | None = None
         self.bare: LocalPulumi | None = None
+        self.component: LocalPulumi | None = None
         self.rendered: dict[int, Rendered] = {}
 
     # -- set-up ------------------------------------------------------------------------
@@ -537,24 +612,24 @@ class Bench:
             )
             objects_file = self.bare_dir / f"objects-{n}.json"
             objects_file.write_text(json.dumps(rendered[n].for_bare()))
-            (self.bare_dir / f"Pulumi.{stack}.yaml").write_text(
-                yaml.safe_dump({"config": {"raygang-bench-bare:objects": str(objects_file)}})
-            )
+            for project, components in (("bare", False), ("component", True)):
+                config = {f"raygang-bench-{project}:objects": str(objects_file)}
+                if components:
+                    config[f"raygang-bench-{project}:components"] = "true"
+                (self.workdir / f"{project}-project" / f"Pulumi.{stack}.yaml").write_text(
+                    yaml.safe_dump({"config": config})
+                )
         stacks = [f"bench-n{n}" for n in sizes]
-        self.raygang = local_pulumi(
-            self.bin_dir, self.cluster.kubeconfig, self.raygang_dir, self.workdir, stacks
+        self.raygang, self.bare, self.component = (
+            local_pulumi(self.bin_dir, self.cluster.kubeconfig, d, self.workdir, stacks)
+            for d in (self.raygang_dir, self.bare_dir, self.component_dir)
         )
-        self.bare = local_pulumi(
-            self.bin_dir, self.cluster.kubeconfig, self.bare_dir, self.workdir, stacks
-        )
-        for pulumi in (self.raygang, self.bare):
+        for pulumi in (self.raygang, self.bare, self.component):
             # `--event-log` is a debug flag: the CLI offers it only with this set.
             pulumi.env["PULUMI_DEBUG_COMMANDS"] = "true"
-        # Untimed: the first run of each program pays for cold caches (the language host,
-        # the provider binary, Python's imports); the smallest stack warms them.
-        warm = f"bench-n{min(sizes)}"
-        self.raygang.run("preview", "--stack", warm)
-        self.bare.run("preview", "--stack", warm)
+            # Untimed: the first run of each program pays for cold caches (the language
+            # host, the provider binary, Python's imports); the smallest stack warms them.
+            pulumi.run("preview", "--stack", f"bench-n{min(sizes)}")
         self._kubectl_apply(rendered[min(sizes)].dry_run(), dry_run=True)
         return rendered
 
@@ -578,9 +653,9 @@ class Bench:
         for obj in objects:
             kinds[obj["kind"]] = kinds.get(obj["kind"], 0) + 1
         result = SizeResult(jobs=n, objects=len(objects), kinds=kinds)
-        assert self.raygang is not None and self.bare is not None
-        pulumis = [(v, p) for v, p in (("raygang", self.raygang), ("bare", self.bare))
-                   if v in variants]  # fmt: skip
+        assert self.raygang and self.bare and self.component
+        pulumis = [(v, p) for v, p in (("raygang", self.raygang), ("component", self.component),
+                                       ("bare", self.bare)) if v in variants]  # fmt: skip
         samples = self._previews(n, pulumis, previews)
         for variant, pulumi in pulumis:
             self.say(f"  N={n} {variant}: up, destroy ...")
@@ -902,17 +977,11 @@ def report(
             )
     _table(rows, out)
     out("")
-    rows = [["jobs", "preview raygang/bare", "preview raygang/kubectl",
-             "up raygang/bare", "up raygang/kubectl"]]  # fmt: skip
+    rows = [["jobs"] + [f"{phase} {a}/{b}" for phase in ("preview", "up") for a, b in RATIOS]]
     for r in results:
         rows.append(
-            [
-                str(r.jobs),
-                _ratio(r.ratio("preview", "bare")),
-                _ratio(r.ratio("preview", "kubectl")),
-                _ratio(r.ratio("up", "bare")),
-                _ratio(r.ratio("up", "kubectl")),
-            ]
+            [str(r.jobs)]
+            + [_ratio(r.ratio(phase, b, a)) for phase in ("preview", "up") for a, b in RATIOS]
         )
     _table(rows, out)
     if not results:
@@ -1036,7 +1105,7 @@ def _parser() -> argparse.ArgumentParser:
     )  # fmt: skip
     parser.add_argument(
         "--variants", nargs="+", choices=VARIANTS, default=list(VARIANTS), metavar="NAME",
-        help="run only these of raygang, bare, kubectl (default all three)",
+        help="run only these of raygang, component, bare, kubectl (default all four)",
     )  # fmt: skip
     parser.add_argument(
         "--no-preflight-plan", action="store_true",

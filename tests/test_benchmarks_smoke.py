@@ -165,9 +165,10 @@ def test_report_of_the_reruns() -> None:
     assert _parser().parse_args([]).skip_checkpoints is False
 
 
-def test_the_bare_and_kubectl_objects_carry_the_components_owner_references() -> None:
+def test_the_bare_and_kubectl_objects_carry_the_components_owner_references_and_order() -> None:
     # "The same objects": bare and kubectl give each job's PodGroup, RayCluster and submitter
-    # Job the ownerReference raygang's component gives them; read off the sample stack's plan.
+    # Job the ownerReference raygang's component gives them, and create them in its order;
+    # read off the sample stack's plan.
     from benchmarks.real_engine import Rendered, owner_reference
 
     def plan(form: str) -> str:
@@ -199,7 +200,26 @@ def test_the_bare_and_kubectl_objects_carry_the_components_owner_references() ->
     assert kinds(rendered.others()) == [("PodGroup", None), ("RayCluster", None)]
     # The dry run leaves out the PodGroup of the queue still to be created, as Pulumi's does.
     assert [k for k, _ in kinds(rendered.dry_run())] == ["Queue", "ConfigMap", "RayCluster", "Job"]
-    bare = {d["kind"]: d["metadata"].get("ownerReferences") for d in rendered.for_bare()}
-    assert bare["Job"] == [owner_reference("demo-job", None)] and bare["ConfigMap"] is None
+    bare = {e["object"]["kind"]: e for e in rendered.for_bare()}
+    owners = {kind: e["object"]["metadata"].get("ownerReferences") for kind, e in bare.items()}
+    assert owners["Job"] == [owner_reference("demo-job", None)] and owners["ConfigMap"] is None
+    # Bare registers each object after those raygang's component makes it wait for, read off
+    # the plan's dependsOn: the submitter after the RayCluster, as raygang (and KubeRay) order it.
+    # The component variant registers each under raygang's component for it, as the program.
+    job = ("raygang:index:RayJobGang", f"{ns}/demo-job")
+    assert {kind: e["component"] for kind, e in bare.items()} == {
+        "Queue": ("raygang:index:VolcanoQueue", "ray-batch"),
+        "ConfigMap": job,
+        "PodGroup": job,
+        "RayCluster": job,
+        "Job": job,
+    }
+    assert {kind: e["dependsOn"] for kind, e in bare.items()} == {
+        "Queue": (),
+        "ConfigMap": (("Queue", None, "ray-batch"),),
+        "PodGroup": (("ConfigMap", ns, "demo-job"),),
+        "RayCluster": (("PodGroup", ns, "ray-demo-job-pg"),),
+        "Job": (("RayCluster", ns, "demo-job"),),
+    }
     # What the plan renders is left as it was.
     assert all("ownerReferences" not in d["metadata"] for d in rendered.objects)

@@ -37,15 +37,24 @@ def test_one_job_through_every_variant(cluster: LocalCluster, tmp_path: Path) ->
         assert variant["preview_seconds"] > 0 and variant["up_seconds"] > 0
     # Each Pulumi variant's preview timed twice, interleaved; the median (of two: their mean)
     # counts. kubectl's dry run once.
-    for name in ("raygang", "bare"):
+    for name in ("raygang", "component", "bare"):
         taken = size["variants"][name]["preview_samples"]
         assert len(taken) == 2 and size["variants"][name]["preview_seconds"] == sum(taken) / 2
     assert size["variants"]["kubectl"]["preview_samples"] == []
-    assert "preview x 2, interleaved: raygang, bare" in text, text
+    assert "preview x 2, interleaved: raygang, component, bare" in text, text
     # Each Pulumi up's state file was found in the file backend (kubectl keeps none).
     states = {name: v["state_bytes"] for name, v in size["variants"].items()}
     assert states["kubectl"] is None and states["raygang"] > 0 and states["bare"] > 0, states
+    assert set(size["ratios"]) == {
+        f"{phase}_{a}_over_{b}"
+        for phase in ("preview", "up")
+        for a, b in (("raygang", "bare"), ("raygang", "kubectl"), ("raygang", "component"),
+                     ("component", "bare"))
+    }  # fmt: skip
     assert all(r is not None and r > 0 for r in size["ratios"].values()), size["ratios"]
+    # The component variant registers one plain component per job and one for the Queue, of
+    # raygang's types; bare none: their states differ by those two resources.
+    assert states["component"] > states["bare"], states
     # The engine's event log says where up's time went: one RayCluster create step.
     timeline = size["variants"]["raygang"]["timeline"]
     kinds = {k["kind"].rsplit(":", 1)[-1]: k["count"] for k in timeline["kinds"]}
