@@ -205,6 +205,13 @@ def test_the_bare_and_kubectl_objects_carry_the_components_owner_references_and_
     assert owners["Job"] == [owner_reference("demo-job", None)] and owners["ConfigMap"] is None
     # Bare registers each object after those raygang's component makes it wait for, read off
     # the plan's dependsOn: the submitter after the RayCluster, as raygang (and KubeRay) order it.
+    assert {kind: e["dependsOn"] for kind, e in bare.items()} == {
+        "Queue": (),
+        "ConfigMap": (("Queue", None, "ray-batch"),),
+        "PodGroup": (("ConfigMap", ns, "demo-job"),),
+        "RayCluster": (("PodGroup", ns, "ray-demo-job-pg"),),
+        "Job": (("RayCluster", ns, "demo-job"),),
+    }
     # The component variant registers each under raygang's component for it, as the program.
     job = ("raygang:index:RayJobGang", f"{ns}/demo-job")
     assert {kind: e["component"] for kind, e in bare.items()} == {
@@ -213,13 +220,6 @@ def test_the_bare_and_kubectl_objects_carry_the_components_owner_references_and_
         "PodGroup": job,
         "RayCluster": job,
         "Job": job,
-    }
-    assert {kind: e["dependsOn"] for kind, e in bare.items()} == {
-        "Queue": (),
-        "ConfigMap": (("Queue", None, "ray-batch"),),
-        "PodGroup": (("ConfigMap", ns, "demo-job"),),
-        "RayCluster": (("PodGroup", ns, "ray-demo-job-pg"),),
-        "Job": (("RayCluster", ns, "demo-job"),),
     }
     # What the plan renders is left as it was.
     assert all("ownerReferences" not in d["metadata"] for d in rendered.objects)

@@ -53,7 +53,7 @@ def test_one_job_through_every_variant(cluster: LocalCluster, tmp_path: Path) ->
     }  # fmt: skip
     assert all(r is not None and r > 0 for r in size["ratios"].values()), size["ratios"]
     # The component variant registers one plain component per job and one for the Queue, of
-    # raygang's types; bare none: their states differ by those two resources.
+    # raygang's types; bare none: its state holds those two resources more.
     assert states["component"] > states["bare"], states
     # The engine's event log says where up's time went: one RayCluster create step.
     timeline = size["variants"]["raygang"]["timeline"]
