@@ -395,11 +395,14 @@ def owner_reference(record: str, uid: str | None) -> dict[str, Any]:
     }
 
 
-def owners(document: Mapping[str, Any]) -> dict[tuple[str, str, str], str]:
+Key = tuple[str, str | None, str]  # (kind, namespace, name); a Queue has no namespace
+
+
+def owners(document: Mapping[str, Any]) -> dict[Key, str]:
     """``(kind, namespace, name)`` of each object a job record owns, and its record's name,
     from ``raygang plan --format json``: a job's record is the ConfigMap named as the job, in
     its namespace; it owns the job's other objects but its companions and its Queue."""
-    owned: dict[tuple[str, str, str], str] = {}
+    owned: dict[Key, str] = {}
     for job in document["jobs"]:
         name, namespace = job["name"], job["namespace"]
         rows = [r for r in job["resources"] if not r.get("companion") and r["kind"] != "Queue"]
@@ -411,9 +414,6 @@ def owners(document: Mapping[str, Any]) -> dict[tuple[str, str, str], str]:
             if key != record:
                 owned[key] = name
     return owned
-
-
-Key = tuple[str, str | None, str]  # (kind, namespace, name); a Queue has no namespace
 
 
 def dependencies(document: Mapping[str, Any]) -> dict[Key, tuple[Key, ...]]:
@@ -439,7 +439,7 @@ class Rendered:
     a UID), as the YAML texts kubectl applies and the objects the bare program registers."""
 
     objects: list[dict[str, Any]]
-    owned: dict[tuple[str, str, str], str]  # (kind, namespace, name) -> its record's name
+    owned: dict[Key, str]  # (kind, namespace, name) -> its record's name
     depends: dict[Key, tuple[Key, ...]]  # what each object depends on (:func:`dependencies`)
 
     @classmethod
@@ -519,7 +519,7 @@ class Rendered:
         return None if record is None else ("raygang:index:RayJobGang", f"{namespace}/{record}")
 
 
-def _key(obj: Mapping[str, Any]) -> tuple[str, str, str]:
+def _key(obj: Mapping[str, Any]) -> Key:
     meta = obj["metadata"]
     return (obj["kind"], meta.get("namespace"), meta["name"])
 
@@ -847,7 +847,7 @@ class Bench:
             want = [owner_reference(record, uids.get(record))] if record else None
             if item["metadata"].get("ownerReferences") != want:
                 raise RuntimeError(
-                    f"after up: {'/'.join(_key(item))} has ownerReferences "
+                    f"after up: {'/'.join(filter(None, _key(item)))} has ownerReferences "
                     f"{item['metadata'].get('ownerReferences')}, not {want}"
                 )
 
