@@ -26,8 +26,14 @@ _GO_SPACE: Final = frozenset(
 #: ``ray job submit <flags> -- ENTRYPOINT`` is the syntax of ``SUBMIT_PREFIX + ENTRYPOINT``.
 SUBMIT_PREFIX: Final = "ray job submit -- "
 
-# Text made only of these characters is a list of plain words: nothing for bash to refuse.
-_PLAIN: Final = re.compile(r"[A-Za-z0-9 \t_./=:,+@%-]*")
+# Text bash cannot refuse, so it needs no bash process: words of plain characters, single-
+# quoted strings (bash takes everything to the next ' literally) and double-quoted strings
+# with nothing bash expands or escapes in them ($, `, \, and ! kept out too), all following
+# SUBMIT_PREFIX as arguments of its `ray`, so no reserved word or operator can begin. No
+# newline or NUL outside quotes, no NUL inside. `python -c 'print(1)'` is such text: a bash
+# process per job was about 3 ms, 0.3 s before the first of 100 jobs reached Pulumi.
+# tests/kuberay/test_submitter_bashsyntax.py checks that bash -n accepts what this accepts.
+_PLAIN: Final = re.compile(r"""(?:[A-Za-z0-9 \t_./=:,+@%-]|'[^'\x00]*'|"[^"$`\\!\x00]*")*""")
 
 _TIMEOUT_SECONDS: Final = 10
 
@@ -50,8 +56,9 @@ def single_quote(text: str) -> str:
 def bash_syntax_error(entrypoint: str) -> str | None:
     """bash's message if it cannot parse ``ray job submit -- <entrypoint>``, else None.
 
-    The entrypoint is trimmed as KubeRay trims it. Plain words skip bash (nothing in them
-    for bash to refuse); others run ``bash -n``, once per job. Without a ``bash`` on PATH
+    The entrypoint is trimmed as KubeRay trims it. Plain words and quoted strings with
+    nothing to expand skip bash (nothing in them for bash to refuse); others run ``bash -n``,
+    once per job. Without a ``bash`` on PATH
     the check is skipped (the script's structure does not depend on it, only the pod's
     success does).
     """
