@@ -342,6 +342,8 @@ def plan_program(
     load: Callable[[StackSettings, bool], Documents],
     *,
     base: Path,
+    context: str | None = None,
+    kubeconfig: str | None = None,
 ) -> ProgramPlan:
     """The planning a Pulumi program does: settings, documents, live facts, plan, gate.
 
@@ -357,6 +359,9 @@ def plan_program(
             read live from the cluster (no snapshot given), so it may ask the cluster which
             kinds take no namespace.
         base: the directory a relative ``raygang:clusterSnapshot`` is read from.
+        context, kubeconfig: the cluster live facts are read from, as the kubernetes
+            provider's ``kubernetes:context`` and ``kubernetes:kubeconfig`` name it
+            (:func:`raygang.live_snapshot`); None for the current kubeconfig's.
 
     Raises:
         SpecError: every problem of the settings and the documents.
@@ -369,7 +374,8 @@ def plan_program(
     if live:
         # Facts from the cluster itself, as KubeRay's controller reads them each loop; and
         # the installed PodGroup CRD's fields, so sub-gangs are refused where it lacks them.
-        snapshot = live_snapshot(sorted({job.namespace for job in docs.jobs}))
-        fields = live_podgroup_fields()
+        namespaces = sorted({job.namespace for job in docs.jobs})
+        snapshot = live_snapshot(namespaces, context=context, kubeconfig=kubeconfig)
+        fields = live_podgroup_fields(context=context, kubeconfig=kubeconfig)
     plan = plan_everything(docs, settings, base=base, snapshot=snapshot, podgroup_fields=fields)
     return ProgramPlan(settings, plan, preflight_gate(plan, settings.preflight))

@@ -94,12 +94,10 @@ def _groups(cluster: LocalCluster) -> list[Any]:
     return list(cluster.get("rayclusters.ray.io", JOB, "-n", NS)["spec"]["workerGroupSpecs"])
 
 
-def test_0_discovery_names_the_cluster_scoped_kinds(
-    cluster: LocalCluster, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # What the program asks with raygang:liveFacts before it loads the companions.
-    monkeypatch.setenv("KUBECONFIG", str(cluster.kubeconfig))
-    scoped = live_cluster_scoped()
+def test_0_discovery_names_the_cluster_scoped_kinds(cluster: LocalCluster) -> None:
+    # What the program asks with raygang:liveFacts before it loads the companions. (The
+    # client reads $KUBECONFIG once, when imported: the file is named here instead.)
+    scoped = live_cluster_scoped(kubeconfig=str(cluster.kubeconfig))
     assert {("", "Node"), ("", "Namespace"), ("scheduling.volcano.sh", "Queue")} <= scoped
     assert ("", "Pod") not in scoped and ("ray.io", "RayCluster") not in scoped
 

@@ -4,7 +4,7 @@ opt-in per job (``raygang.dev/sub-gangs``) or per stack (``raygang:subGangs``)."
 from __future__ import annotations
 
 import json
-import types
+import os
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +12,7 @@ import pytest
 from raygang.kube.errors import SpecError
 from raygang.kuberay.settings import JobSettings
 from raygang.kuberay.subgangs import SubGang, sub_gangs
-from raygang.lifecycle.facts.live import live_podgroup_fields, podgroup_spec_fields
+from raygang.lifecycle.facts.live import podgroup_spec_fields
 from raygang.loader import load_documents
 from raygang.pipeline import plan_everything
 from raygang.plan import plan_job
@@ -187,7 +187,9 @@ def test_without_the_setting_the_documents_have_no_sub_gang_key() -> None:
 
 
 # --- the installed PodGroup CRD ------------------------------------------------------------
-CRDS = Path("/work/main/.tools/share/crds-volcano/scheduling.volcano.sh_podgroups.yaml")
+# Where `make tools` installs Volcano's CRDs (as tests/e2e/conftest.py finds the tools).
+TOOLS = Path(os.environ.get("RAYGANG_TOOLS", Path(__file__).resolve().parents[2] / ".tools"))
+CRDS = TOOLS / "share/crds-volcano/scheduling.volcano.sh_podgroups.yaml"
 
 
 def _crd(spec_fields: list[str]) -> dict[str, Any]:
@@ -208,55 +210,6 @@ def test_the_crd_our_local_control_plane_installs_has_sub_groups() -> None:
 
     fields = podgroup_spec_fields(yaml.safe_load(CRDS.read_text()))
     assert fields is not None and "subGroupPolicy" in fields
-
-
-class _FakeKubernetes:
-    """The slice of the kubernetes client live_podgroup_fields uses."""
-
-    def __init__(self, crd: dict[str, Any] | None) -> None:
-        fake = self
-        self.context: str | None = None
-
-        class NotFoundError(Exception):
-            pass
-
-        class Instance:
-            def to_dict(self) -> dict[str, Any]:
-                assert crd is not None
-                return crd
-
-        class Resource:
-            def get(self, name: str) -> Instance:
-                assert name == "podgroups.scheduling.volcano.sh"
-                if crd is None:
-                    raise NotFoundError(name)
-                return Instance()
-
-        class Resources:
-            def get(self, api_version: str, kind: str) -> Resource:
-                assert (api_version, kind) == (
-                    "apiextensions.k8s.io/v1",
-                    "CustomResourceDefinition",
-                )
-                return Resource()
-
-        class DynamicClient:
-            def __init__(self, client: object) -> None:
-                self.resources = Resources()
-
-        def new_client_from_config(context: str | None = None) -> object:
-            fake.context = context
-            return object()
-
-        self.dynamic = types.SimpleNamespace(DynamicClient=DynamicClient)
-        self.config = types.SimpleNamespace(new_client_from_config=new_client_from_config)
-
-
-def test_live_podgroup_fields_reads_the_crd() -> None:
-    fake = _FakeKubernetes(_crd(["minMember", "subGroupPolicy"]))
-    assert live_podgroup_fields(context="prod", kubernetes=fake) == {"minMember", "subGroupPolicy"}
-    assert fake.context == "prod"
-    assert live_podgroup_fields(kubernetes=_FakeKubernetes(None)) is None
 
 
 def _stack(job: dict[str, Any], fields: frozenset[str] | None, **settings: Any) -> Any:

@@ -6,15 +6,26 @@ objects KubeRay's RayJob controller watches for a job (``rayjob_controller.go`` 
 the job record, the RayClusters' pods (the head's submitter sidecar; which pods still hold
 nodes) and the operator's refusals of a RayCluster spec (Events of
 reason ``InvalidRayClusterSpec``: an operator before v1.7 refuses suspended worker groups).
-They are listed with the optional ``kubernetes`` client's dynamic client, one list per kind
-and namespace.
+
+They are read with the optional ``kubernetes`` client's ``ApiClient`` (the kubeconfig, its
+credentials and their refresh are the client's), one ``GET`` per kind and namespace on the
+kind's own path, as ``kubectl get`` sends it. Not through the client's ``DynamicClient``:
+that one discovers every API group first and writes what it found to a file of the system's
+temporary directory (``osrcp-<hash>.json``, shared by every user of the machine and read back
+by the next run), a file the user never asked for.
 """
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Mapping, Sequence
+import json
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
+
+import yaml
 
 from raygang.kube.snapshot import ClusterSnapshot, snapshot_from_objects
 from raygang.kuberay.manifests import MANAGED_BY_LABEL
@@ -24,6 +35,7 @@ from raygang.lifecycle.facts.gather import REFUSED_REASON
 __all__ = [
     "LIVE_KINDS",
     "PODGROUP_CRD",
+    "LiveKind",
     "live_cluster_scoped",
     "live_podgroup_fields",
     "live_snapshot",
@@ -33,21 +45,59 @@ __all__ = [
 #: The CustomResourceDefinition of Volcano's PodGroup.
 PODGROUP_CRD = "podgroups.scheduling.volcano.sh"
 
-#: The kinds lifecycle facts need, as (apiVersion, kind, label selector, field selector).
-#: ConfigMaps and Pods are listed by label (records, KubeRay's pods) and Events by reason, so
-#: a busy namespace stays a small read.
-LIVE_KINDS: tuple[tuple[str, str, str, str], ...] = (
-    ("batch/v1", "Job", "", ""),
-    ("ray.io/v1", "RayCluster", "", ""),
-    ("scheduling.volcano.sh/v1beta1", "PodGroup", "", ""),
-    ("v1", "ConfigMap", f"{MANAGED_BY_LABEL}=raygang", ""),
-    ("v1", "Pod", "ray.io/cluster", ""),
-    ("v1", "Event", "", f"involvedObject.kind=RayCluster,reason={REFUSED_REASON}"),
+#: Seconds to connect to the API server, and to wait for its answer, per request: an
+#: unreachable server fails the run in bounded time instead of holding it.
+TIMEOUT = (10, 60)
+
+
+@dataclass(frozen=True)
+class LiveKind:
+    """One kind the facts need, and how it is listed.
+
+    Attributes:
+        api_version: ``group/version``, or ``v1`` for the core group.
+        kind: the kind the listed items are given (list items carry none).
+        plural: the resource name in the kind's path.
+        label_selector: the listing's label selector, or "".
+        field_selector: the listing's field selector, or "".
+    """
+
+    api_version: str
+    kind: str
+    plural: str
+    label_selector: str = ""
+    field_selector: str = ""
+
+    def path(self, namespace: str) -> str:
+        """The kind's path in a namespace (``/api/v1/...`` for the core group)."""
+        root = "/api/v1" if self.api_version == "v1" else f"/apis/{self.api_version}"
+        return f"{root}/namespaces/{namespace}/{self.plural}"
+
+
+#: The kinds lifecycle facts need. ConfigMaps and Pods are listed by label (records,
+#: KubeRay's pods) and Events by reason, so a busy namespace stays a small read.
+LIVE_KINDS: tuple[LiveKind, ...] = (
+    LiveKind("batch/v1", "Job", "jobs"),
+    LiveKind("ray.io/v1", "RayCluster", "rayclusters"),
+    LiveKind("scheduling.volcano.sh/v1beta1", "PodGroup", "podgroups"),
+    LiveKind("v1", "ConfigMap", "configmaps", label_selector=f"{MANAGED_BY_LABEL}=raygang"),
+    LiveKind("v1", "Pod", "pods", label_selector="ray.io/cluster"),
+    LiveKind(
+        "v1",
+        "Event",
+        "events",
+        field_selector=f"involvedObject.kind=RayCluster,reason={REFUSED_REASON}",
+    ),
 )
 
 
 def live_snapshot(
-    namespaces: Sequence[str], *, context: str | None = None, kubernetes: Any = None
+    namespaces: Sequence[str],
+    *,
+    context: str | None = None,
+    kubeconfig: str | None = None,
+    kubernetes: Any = None,
+    kinds: Iterable[LiveKind] = LIVE_KINDS,
 ) -> ClusterSnapshot:
     """Read the lifecycle kinds from the current cluster with the ``kubernetes`` client.
 
@@ -58,66 +108,112 @@ def live_snapshot(
     Args:
         namespaces: the namespaces of the stack's jobs.
         context: the kubeconfig context; None for the current one.
-        kubernetes: the ``kubernetes`` module to use (tests pass a stand-in); imported
-            when None.
+        kubeconfig: the kubeconfig's path or its contents, as the kubernetes provider's
+            ``kubernetes:kubeconfig`` takes it; None for ``$KUBECONFIG`` (else
+            ``~/.kube/config``), as ``kubectl`` reads it.
+        kubernetes: the ``kubernetes`` module to use; imported when None.
+        kinds: what to list (:data:`LIVE_KINDS`).
 
     Returns:
-        A snapshot whose source is ``live``. A kind whose CRD is not installed is skipped.
+        A snapshot whose source is ``live``. A kind the API server does not serve (its CRD
+        is not installed) is skipped: nothing of that kind exists.
 
     Raises:
-        RuntimeError: the ``kubernetes`` package is not installed.
+        RuntimeError: the ``kubernetes`` package is not installed, the kubeconfig cannot
+            be loaded, or the API server cannot be reached or refuses a list (the request
+            and the server's answer are in the message).
     """
-    kubernetes = _client(kubernetes)
-    api_client = kubernetes.config.new_client_from_config(context=context)
-    dynamic = kubernetes.dynamic.DynamicClient(api_client)
+    api = _Api.connect(kubernetes, context, kubeconfig)
     objects: list[Mapping[str, Any]] = []
-    for api_version, kind, selector, fields in LIVE_KINDS:
-        try:
-            resource = dynamic.resources.get(api_version=api_version, kind=kind)
-        except Exception as exc:
-            if type(exc).__name__ == "ResourceNotFoundError":
-                continue  # Volcano or KubeRay not installed: nothing of that kind exists
-            raise
+    for kind in kinds:
         for namespace in sorted(set(namespaces)):
-            listing = resource.get(
-                namespace=namespace, label_selector=selector, field_selector=fields
-            )
-            data = listing.to_dict() if hasattr(listing, "to_dict") else dict(listing)
-            for item in as_list(data.get("items")):
+            query = [("labelSelector", kind.label_selector), ("fieldSelector", kind.field_selector)]
+            listing = api.get(kind.path(namespace), [(k, v) for k, v in query if v])
+            if listing is None:
+                break  # not served in any namespace: Volcano or KubeRay not installed
+            for item in as_list(listing.get("items")):
                 # List items carry no kind or apiVersion; the snapshot index needs both.
-                objects.append({**as_mapping(item), "apiVersion": api_version, "kind": kind})
+                objects.append(
+                    {**as_mapping(item), "apiVersion": kind.api_version, "kind": kind.kind}
+                )
     return snapshot_from_objects(objects, "live")
 
 
 def live_cluster_scoped(
-    *, context: str | None = None, kubernetes: Any = None
+    *, context: str | None = None, kubeconfig: str | None = None, kubernetes: Any = None
 ) -> frozenset[tuple[str, str]]:
     """The (API group, kind) pairs the cluster's discovery reports cluster-scoped.
 
     A companion of such a kind gets no namespace (``metadata.namespace`` on a
     cluster-scoped object is an error for ``kubectl apply`` and the Pulumi provider); without
     live facts raygang knows only its documented list
-    (:data:`raygang.plan.CLUSTER_SCOPED_KINDS`). Subresources (``pods/status``) are left out.
+    (:data:`raygang.plan.CLUSTER_SCOPED_KINDS`). Every version of every group is read, as
+    ``kubectl api-resources`` reads them: in two requests where the server offers aggregated
+    discovery (``apidiscovery.k8s.io/v2``, Kubernetes 1.30 and later, as kubectl asks for it),
+    else one per group version (:func:`_scoped_by_group_version`), where a group version whose
+    server is unavailable (an aggregated API that is down answers 503) is skipped, as kubectl
+    skips it. Subresources (``nodes/proxy``) are left out.
 
     Args:
-        context: the kubeconfig context; None for the current one.
-        kubernetes: the ``kubernetes`` module to use (tests pass a stand-in); imported
-            when None.
+        context, kubeconfig: which cluster, as :func:`live_snapshot`.
+        kubernetes: the ``kubernetes`` module to use; imported when None.
 
     Raises:
-        RuntimeError: the ``kubernetes`` package is not installed.
+        RuntimeError: as :func:`live_snapshot`.
     """
-    client = _client(kubernetes)
-    dynamic = client.dynamic.DynamicClient(client.config.new_client_from_config(context=context))
-    return frozenset(
-        (str(r.group or ""), str(r.kind))
-        for r in dynamic.resources.search()
-        if getattr(r, "namespaced", True) is False and "/" not in str(getattr(r, "name", ""))
-    )
+    api = _Api.connect(kubernetes, context, kubeconfig)
+    scoped = _scoped_aggregated(api)
+    return scoped if scoped is not None else _scoped_by_group_version(api)
+
+
+#: What kubectl accepts for discovery: the aggregated list, else the plain answer.
+_AGGREGATED = (
+    "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json"
+)
+
+
+def _scoped_aggregated(api: _Api) -> frozenset[tuple[str, str]] | None:
+    """Cluster-scoped kinds from the aggregated discovery of ``/api`` and ``/apis``; None
+    when the server answers without it (then every group version is asked)."""
+    scoped: set[tuple[str, str]] = set()
+    for root in ("/api", "/apis"):
+        found = api.get(root, accept=_AGGREGATED) or {}
+        if found.get("kind") != "APIGroupDiscoveryList":
+            return None
+        for group in as_list(found.get("items")):
+            name = str(as_mapping(as_mapping(group).get("metadata")).get("name") or "")
+            for version in as_list(as_mapping(group).get("versions")):
+                # Subresources are listed under their resource, never as resources.
+                for resource in as_list(as_mapping(version).get("resources")):
+                    resource = as_mapping(resource)
+                    if resource.get("scope") == "Cluster":
+                        kind = as_mapping(resource.get("responseKind")).get("kind")
+                        scoped.add((name, str(kind)))
+    return frozenset(scoped)
+
+
+def _scoped_by_group_version(api: _Api) -> frozenset[tuple[str, str]]:
+    """Cluster-scoped kinds from ``/api/v1`` and every ``/apis/<group>/<version>``: the
+    discovery every server answers, one request per group version."""
+    versions = [("", "/api/v1")]
+    groups = api.get("/apis") or {}
+    for group in as_list(groups.get("groups")):
+        name = str(as_mapping(group).get("name", ""))
+        for version in as_list(as_mapping(group).get("versions")):
+            group_version = as_mapping(version).get("groupVersion")
+            versions.append((name, f"/apis/{group_version}"))
+    scoped: set[tuple[str, str]] = set()
+    for group_name, path in versions:
+        found = api.get(path, unavailable_is_absent=True) or {}
+        for resource in as_list(found.get("resources")):
+            resource = as_mapping(resource)
+            if resource.get("namespaced") is False and "/" not in str(resource.get("name", "")):
+                scoped.add((group_name, str(resource.get("kind"))))
+    return frozenset(scoped)
 
 
 def live_podgroup_fields(
-    *, context: str | None = None, kubernetes: Any = None
+    *, context: str | None = None, kubeconfig: str | None = None, kubernetes: Any = None
 ) -> frozenset[str] | None:
     """The ``spec`` fields the installed PodGroup CRD's ``v1beta1`` schema declares.
 
@@ -127,29 +223,20 @@ def live_podgroup_fields(
     ``kubectl get crd podgroups.scheduling.volcano.sh`` shows it.
 
     Args:
-        context: the kubeconfig context; None for the current one.
-        kubernetes: the ``kubernetes`` module to use (tests pass a stand-in); imported
-            when None.
+        context, kubeconfig: which cluster, as :func:`live_snapshot`.
+        kubernetes: the ``kubernetes`` module to use; imported when None.
 
     Returns:
         The field names; None when the CRD is not installed (no PodGroup can be created
-        then, whatever its fields) or cannot be read.
+        then, whatever its fields) or the credentials may not read CRDs.
 
     Raises:
-        RuntimeError: the ``kubernetes`` package is not installed.
+        RuntimeError: as :func:`live_snapshot`.
     """
-    client = _client(kubernetes)
-    dynamic = client.dynamic.DynamicClient(client.config.new_client_from_config(context=context))
-    try:
-        crds = dynamic.resources.get(
-            api_version="apiextensions.k8s.io/v1", kind="CustomResourceDefinition"
-        )
-        crd = crds.get(name=PODGROUP_CRD)
-    except Exception as exc:
-        if type(exc).__name__ in ("NotFoundError", "ForbiddenError", "ResourceNotFoundError"):
-            return None
-        raise
-    return podgroup_spec_fields(crd.to_dict() if hasattr(crd, "to_dict") else dict(crd))
+    api = _Api.connect(kubernetes, context, kubeconfig)
+    path = f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{PODGROUP_CRD}"
+    crd = api.get(path, forbidden_is_absent=True)
+    return None if crd is None else podgroup_spec_fields(crd)
 
 
 def podgroup_spec_fields(crd: Mapping[str, Any]) -> frozenset[str] | None:
@@ -164,16 +251,116 @@ def podgroup_spec_fields(crd: Mapping[str, Any]) -> frozenset[str] | None:
     return None
 
 
+class _Api:
+    """``GET`` of JSON through the client's ``ApiClient``; every failure a RuntimeError."""
+
+    def __init__(self, client: Any, host: str) -> None:
+        self._client, self._host = client, host
+
+    @classmethod
+    def connect(cls, kubernetes: Any, context: str | None, kubeconfig: str | None) -> _Api:
+        module = _client(kubernetes)
+        where = f" (context {context})" if context else ""
+        try:
+            # Refreshed tokens are kept in memory, never written back into the kubeconfig.
+            if kubeconfig is None:
+                client = module.config.new_client_from_config(context=context, persist_config=False)
+            elif (path := _kubeconfig_file(kubeconfig)) is not None:
+                client = module.config.new_client_from_config(
+                    config_file=str(path), context=context, persist_config=False
+                )
+            else:
+                client = module.config.new_client_from_config_dict(
+                    _kubeconfig_document(kubeconfig), context=context, persist_config=False
+                )
+        except yaml.YAMLError as exc:
+            # Worded without the parser's excerpt of the text: it may hold credentials.
+            mark = getattr(exc, "problem_mark", None)
+            at = f" (line {mark.line + 1})" if mark is not None else ""
+            raise RuntimeError(f"cannot load the kubeconfig{where}: not valid YAML{at}") from None
+        except Exception as exc:  # the kubeconfig is the user's input: say what is wrong
+            raise RuntimeError(f"cannot load the kubeconfig{where}: {exc}") from None
+        return cls(client, str(client.configuration.host))
+
+    def get(
+        self,
+        path: str,
+        query: Sequence[tuple[str, str]] = (),
+        *,
+        unavailable_is_absent: bool = False,
+        forbidden_is_absent: bool = False,
+        accept: str = "application/json",
+    ) -> Mapping[str, Any] | None:
+        """The JSON object at ``path``; None when the server answers 404 (not served)."""
+        absent = (
+            {404}
+            | ({503} if unavailable_is_absent else set())
+            | ({403} if forbidden_is_absent else set())
+        )
+        request = self._client.param_serialize(
+            "GET",
+            path,
+            query_params=list(query),
+            header_params={"Accept": accept},
+            auth_settings=["BearerToken"],
+        )
+        where = f"GET {self._host}{path}"
+        try:
+            response = self._client.call_api(*request, _request_timeout=TIMEOUT)
+            body = response.read()
+        except Exception as exc:  # unreachable, TLS, timeout: the transport's own words
+            raise RuntimeError(f"{where}: {getattr(exc, 'reason', None) or exc}") from None
+        if response.status in absent:
+            return None
+        if not 200 <= response.status <= 299:
+            raise RuntimeError(f"{where}: {response.status} {_message(body, response.reason)}")
+        try:
+            found = json.loads(body)
+        except ValueError:
+            raise RuntimeError(f"{where}: the answer is not JSON") from None
+        return as_mapping(found)
+
+
+def _kubeconfig_file(value: str) -> Path | None:
+    """The file ``value`` names, as the provider tells a path from contents: one that exists
+    (``~`` expanded); None when it names none."""
+    if "\n" in value:
+        return None
+    path = Path(os.path.expanduser(value))
+    try:
+        return path if path.exists() else None
+    except OSError:  # a name too long to be a path: contents
+        return None
+
+
+def _kubeconfig_document(text: str) -> dict[str, Any]:
+    """Kubeconfig contents (YAML or JSON) as a mapping."""
+    found = yaml.safe_load(text)
+    if not isinstance(found, dict):
+        raise ValueError(
+            "it names no file and is not a kubeconfig document (a YAML or JSON mapping)"
+        )
+    return found
+
+
+def _message(body: bytes, reason: str) -> str:
+    """The API server's ``Status.message`` of a refusal, else the HTTP reason."""
+    try:
+        status = json.loads(body)
+    except ValueError:
+        return str(reason)
+    message = as_mapping(status).get("message")
+    return f"{reason}: {message}" if isinstance(message, str) and message else str(reason)
+
+
 def _client(kubernetes: Any) -> Any:
     """The ``kubernetes`` module given, else imported (it is not a dependency of raygang)."""
     if kubernetes is not None:
         return kubernetes
     try:
-        module = importlib.import_module("kubernetes")
-        importlib.import_module("kubernetes.dynamic")
+        return importlib.import_module("kubernetes")
     except ImportError:
         raise RuntimeError(
             "reading the cluster needs the kubernetes package (pip install kubernetes); "
             "or pass a snapshot file written by kubectl get ... -o yaml"
         ) from None
-    return module
