@@ -4,18 +4,15 @@ from pathlib import Path
 
 import pulumi
 from raygang import (
-    Documents,
     RayClusterGang,
     RayClusterGangArgs,
     RayJobGang,
     RayJobGangArgs,
     SpecError,
-    StackSettings,
     VolcanoQueue,
     config_value,
     create_companions,
     internal_error,
-    live_cluster_scoped,
     load_files,
     plan_program,
     unknown_key_problems,
@@ -32,20 +29,6 @@ def _config_keys() -> list[str]:
     return [*pulumi.runtime.config.CONFIG.get(), *pulumi.runtime.config.get_config_env()]
 
 
-def _refuse_a_cluster_override(kube: pulumi.Config, source: str) -> None:
-    """Live facts are read from the cluster of the provider's context and kubeconfig; with a
-    ``kubernetes:cluster`` override the provider deploys elsewhere, and the facts would decide
-    on another cluster's jobs."""
-    if kube.get("cluster"):
-        raise SpecError.one(
-            source,
-            "kubernetes:cluster",
-            "raygang:liveFacts reads the cluster of kubernetes:context, and cannot follow a "
-            "kubernetes:cluster override",
-            "kubernetes:context naming a context of that cluster",
-        )
-
-
 def main() -> None:
     config = pulumi.Config("raygang")
     here = Path(__file__).resolve().parent
@@ -54,32 +37,21 @@ def main() -> None:
         unknown = unknown_key_problems(_config_keys(), source)
         if unknown:
             raise SpecError(unknown)
-        # Live facts come from the cluster the default kubernetes provider deploys to.
-        kube = pulumi.Config("kubernetes")
-        context, kubeconfig = kube.get("context"), kube.get("kubeconfig")
-
-        def load(settings: StackSettings, live: bool) -> Documents:
-            if live:
-                _refuse_a_cluster_override(kube, source)
-            return load_files(
+        planned = plan_program(
+            lambda key: _config_value(config, key),
+            source,
+            lambda settings, cluster_scoped: load_files(
                 [Path(m) for m in settings.manifests],
                 settings.jobs,
                 settings.queues,
                 base=here,
                 # With live facts, the cluster's discovery says which companion kinds take
                 # no namespace, beyond raygang's documented list.
-                cluster_scoped=(
-                    live_cluster_scoped(context=context, kubeconfig=kubeconfig) if live else ()
-                ),
-            )
-
-        planned = plan_program(
-            lambda key: _config_value(config, key),
-            source,
-            load,
+                cluster_scoped=cluster_scoped or (),
+            ),
             base=here,
-            context=context,
-            kubeconfig=kubeconfig,
+            # Live facts come from the cluster the default kubernetes provider deploys to.
+            kube=pulumi.Config("kubernetes").get,
         )
     except SpecError as exc:
         raise pulumi.RunError(f"raygang: invalid input:\n{exc}") from None

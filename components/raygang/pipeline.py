@@ -25,7 +25,11 @@ from raygang.kuberay.jobplan import JobPlan
 from raygang.lifecycle.decide import decide
 from raygang.lifecycle.facts.clock import parse_now
 from raygang.lifecycle.facts.gather import gather_facts
-from raygang.lifecycle.facts.live import live_podgroup_fields, live_snapshot
+from raygang.lifecycle.facts.live import (
+    live_cluster_scoped,
+    live_podgroup_fields,
+    live_snapshot,
+)
 from raygang.lifecycle.raycluster import cluster_actions, declared_cluster_resources
 from raygang.loader import Documents
 from raygang.plan import (
@@ -51,6 +55,7 @@ __all__ = [
     "plan_everything",
     "plan_program",
     "preflight_gate",
+    "provider_cluster",
     "resolve_now",
     "resolve_snapshot",
 ]
@@ -339,11 +344,10 @@ class ProgramPlan:
 def plan_program(
     get: Callable[[str], object],
     source: str,
-    load: Callable[[StackSettings, bool], Documents],
+    load: Callable[[StackSettings, frozenset[tuple[str, str]] | None], Documents],
     *,
     base: Path,
-    context: str | None = None,
-    kubeconfig: str | None = None,
+    kube: Callable[[str], str | None] | None = None,
 ) -> ProgramPlan:
     """The planning a Pulumi program does: settings, documents, live facts, plan, gate.
 
@@ -355,23 +359,29 @@ def plan_program(
     Args:
         get: the value of a ``raygang:*`` key (without the prefix), or None when unset.
         source: what names the settings in messages (``stack dev config``).
-        load: reads the documents the settings name; called with True when the facts are
-            read live from the cluster (no snapshot given), so it may ask the cluster which
-            kinds take no namespace.
+        load: reads the documents the settings name; called with the (API group, kind)
+            pairs the cluster's discovery reports cluster-scoped when the facts are read
+            live from the cluster (no snapshot given), so companions of those kinds get no
+            namespace; with None otherwise.
         base: the directory a relative ``raygang:clusterSnapshot`` is read from.
-        context, kubeconfig: the cluster live facts are read from, as the kubernetes
-            provider's ``kubernetes:context`` and ``kubernetes:kubeconfig`` name it
-            (:func:`raygang.live_snapshot`); None for the current kubeconfig's.
+        kube: the value of a ``kubernetes:*`` key of the stack's config (without the
+            prefix), or None when unset: live facts are read from the cluster its
+            ``kubeconfig`` and ``context`` name, the one the default kubernetes provider
+            deploys to (:func:`provider_cluster`).
 
     Raises:
-        SpecError: every problem of the settings and the documents.
+        SpecError: every problem of the settings and the documents; a ``kubernetes:cluster``
+            override with live facts.
         RuntimeError: live facts without the kubernetes client or credentials.
     """
     settings = settings_from_getter(get, source)
     live = settings.live_facts and not settings.cluster_snapshot
-    docs = load(settings, live)
-    snapshot, fields = None, None
-    if live:
+    if not live:
+        docs = load(settings, None)
+        snapshot, fields = None, None
+    else:
+        context, kubeconfig = provider_cluster(kube or (lambda _key: None))
+        docs = load(settings, live_cluster_scoped(context=context, kubeconfig=kubeconfig))
         # Facts from the cluster itself, as KubeRay's controller reads them each loop; and
         # the installed PodGroup CRD's fields, so sub-gangs are refused where it lacks them.
         namespaces = sorted({job.namespace for job in docs.jobs})
@@ -379,3 +389,30 @@ def plan_program(
         fields = live_podgroup_fields(context=context, kubeconfig=kubeconfig)
     plan = plan_everything(docs, settings, base=base, snapshot=snapshot, podgroup_fields=fields)
     return ProgramPlan(settings, plan, preflight_gate(plan, settings.preflight))
+
+
+def provider_cluster(kube: Callable[[str], str | None]) -> tuple[str | None, str | None]:
+    """Where live facts are read: the kubernetes provider's ``kubeconfig`` and ``context``.
+
+    The provider's third setting, ``cluster``, deploys to another cluster of the kubeconfig
+    than its context's; facts read from the context's cluster would then decide on another
+    cluster's jobs, so it is refused.
+
+    Args:
+        kube: the value of a ``kubernetes:*`` key (without the prefix), or None when unset.
+
+    Returns:
+        ``(context, kubeconfig)``, as :func:`raygang.live_snapshot` takes them.
+
+    Raises:
+        SpecError: ``kubernetes:cluster`` is set.
+    """
+    if kube("cluster"):
+        raise SpecError.one(
+            "the kubernetes provider's config",
+            "kubernetes:cluster",
+            "live facts are read from the cluster of kubernetes:context, and cannot follow a "
+            "kubernetes:cluster override",
+            "kubernetes:context naming a context of that cluster",
+        )
+    return kube("context"), kube("kubeconfig")

@@ -16,9 +16,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from raygang_localcluster import LocalCluster, LocalPulumi
+import yaml
+from raygang_localcluster import LocalCluster, LocalPulumi, local_pulumi
 
 from tests.e2e.conftest import make_pulumi
+from tests.e2e.test_package_yaml import yaml_project
 
 NS = "live-facts"
 REFUSAL = "The RayCluster spec is invalid live-facts/held: worker group g can be suspended only"
@@ -293,6 +295,25 @@ def test_a_cluster_override_is_refused_with_live_facts(stack: tuple[LocalPulumi,
     done = pulumi.run("preview", "--stack", "dev", check=False)
     assert done.returncode != 0
     assert (
-        "stack dev config: kubernetes:cluster: raygang:liveFacts reads the cluster of "
-        "kubernetes:context, and cannot follow a kubernetes:cluster override" in done.stdout
+        "the kubernetes provider's config: kubernetes:cluster: live facts are read from the "
+        "cluster of kubernetes:context, and cannot follow a kubernetes:cluster override"
+        in done.stdout
     )
+
+
+def test_the_package_s_live_facts_follow_the_provider_s_context(
+    tools: tuple[Path, Path], cluster: LocalCluster, tmp_path: Path
+) -> None:
+    # The same rule through the component provider: the YAML example's job, liveFacts on.
+    bin_dir, _ = tools
+    project = yaml_project(tmp_path, bin_dir)
+    doc = yaml.safe_load((project / "Pulumi.yaml").read_text())
+    doc["resources"]["demoJob"]["properties"]["liveFacts"] = True
+    (project / "Pulumi.yaml").write_text(yaml.safe_dump(doc, sort_keys=False))
+    pulumi = local_pulumi(bin_dir, cluster.kubeconfig, project, tmp_path, ["dev"])
+    pulumi.env["KUBECONFIG"] = str(_two_contexts(cluster, tmp_path / "kubeconfig"))
+    done = pulumi.run("preview", "--stack", "dev", check=False)
+    assert done.returncode != 0
+    assert "raygang: cannot read the cluster's state: GET https://127.0.0.1:" in done.stdout
+    pulumi.config_set("kubernetes:context", "raygang-local", "dev")
+    pulumi.run("preview", "--stack", "dev")

@@ -124,8 +124,9 @@ class RayJobGangInputs(TypedDict):
     )
     live_facts: NotRequired[bool]
     (
-        "Read the job's facts from the cluster itself (the kubernetes Python client and the "
-        "current kubeconfig) when no snapshot is given, as the raygang:liveFacts setting."
+        "Read the job's facts from the cluster itself (the kubernetes Python client, and the "
+        "stack's kubernetes:kubeconfig and kubernetes:context, else the current kubeconfig) "
+        "when no snapshot is given, as the raygang:liveFacts setting."
     )
     wait_for_completion: NotRequired[bool]
     """pulumi up waits until the Ray job finishes (the default: false)."""
@@ -377,8 +378,11 @@ def _plan_inputs(
         lambda: plan_program(
             values.get,
             f"{component} inputs",
-            lambda _settings, _live: load_documents(docs),
+            lambda _settings, _cluster_scoped: load_documents(docs),
             base=Path("/"),
+            # Live facts come from the cluster the default kubernetes provider deploys to:
+            # the stack's kubernetes:* config reaches the provider with each construct.
+            kube=pulumi.Config("kubernetes").get,
         )
     )
     if planned.gate.errors:
