@@ -9,10 +9,12 @@ reason ``InvalidRayClusterSpec``: an operator before v1.7 refuses suspended work
 
 They are read with the optional ``kubernetes`` client's ``ApiClient`` (the kubeconfig, its
 credentials and their refresh are the client's), one ``GET`` per kind and namespace on the
-kind's own path, as ``kubectl get`` sends it. Not through the client's ``DynamicClient``:
-that one discovers every API group first and writes what it found to a file of the system's
+kind's own path, as ``kubectl get`` sends it; the cluster-scoped kinds from the aggregated
+discovery, as kubectl asks for it. Not through the client's ``DynamicClient``: that one
+discovers every API group first and writes what it found to a file of the system's
 temporary directory (``osrcp-<hash>.json``, shared by every user of the machine and read back
-by the next run), a file the user never asked for.
+by the next run), a file the user never asked for. Nothing is written: refreshed tokens stay
+in memory (``persist_config=False``), not in the user's kubeconfig.
 """
 
 from __future__ import annotations
