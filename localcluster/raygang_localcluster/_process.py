@@ -7,6 +7,7 @@ deadline; a process that exits while we wait for it is reported with the tail of
 from __future__ import annotations
 
 import os
+import random
 import signal
 import socket
 import subprocess
@@ -20,12 +21,39 @@ from raygang_localcluster._errors import ClusterError
 _STOP_GRACE_S = 10.0
 
 
+#: Where the kernel takes the source ports of outgoing connections (Linux's default).
+_EPHEMERAL = (32768, 60999)
+#: The lowest port handed out: above the well-known and most registered services' ports.
+_LOWEST = 10000
+
+
+def ephemeral_range() -> tuple[int, int]:
+    """The kernel's range for outgoing connections' source ports (``ip_local_port_range``)."""
+    try:
+        low, high = Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()
+        return int(low), int(high)
+    except (OSError, ValueError):
+        return _EPHEMERAL
+
+
 def free_port() -> int:
-    """A loopback port nobody listens on now (the kernel's pick; the race is tiny)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
+    """A loopback port nobody listens on now, below the kernel's ephemeral range.
+
+    A component stopped by a fault test is restarted on the same port. A port the kernel picked
+    (``bind(0)``) lies in the ephemeral range, where any outgoing connection may take it as
+    its source port meanwhile: KubeRay's restart then failed with ``bind: address already in
+    use`` (its metrics port). Below the range only another listener can take it.
+    """
+    low, _ = ephemeral_range()
+    for _ in range(200):
+        port = random.randrange(_LOWEST, max(low, _LOWEST + 1))
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue  # someone listens there (or did a moment ago): another one
+            return port
+    raise ClusterError("ports", None, f"no free loopback port in {_LOWEST}-{low - 1}")
 
 
 @dataclass

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -148,3 +149,17 @@ def test_ctrl_c_stops_every_process_of_the_cluster(tmp_path: Path) -> None:
                 proc.wait(timeout=60)
             except subprocess.TimeoutExpired:
                 proc.kill()
+
+
+def test_free_ports_lie_below_the_kernel_s_ephemeral_range() -> None:
+    # A fault test restarts a component on its port; a port in the ephemeral range may be an
+    # outgoing connection's source port by then (KubeRay's restart failed so, once, in CI).
+    from raygang_localcluster._process import ephemeral_range, free_port
+
+    low, high = ephemeral_range()
+    assert 1024 < low <= high
+    ports = {free_port() for _ in range(50)}
+    assert all(10000 <= p < low for p in ports) and len(ports) > 1
+    for port in ports:
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+            s.bind(("127.0.0.1", port))  # still free: nobody was handed it
