@@ -25,11 +25,7 @@ from raygang.kuberay.jobplan import JobPlan
 from raygang.lifecycle.decide import decide
 from raygang.lifecycle.facts.clock import parse_now
 from raygang.lifecycle.facts.gather import gather_facts
-from raygang.lifecycle.facts.live import (
-    live_cluster_scoped,
-    live_podgroup_fields,
-    live_snapshot,
-)
+from raygang.lifecycle.facts.live import LiveCluster
 from raygang.lifecycle.raycluster import cluster_actions, declared_cluster_resources
 from raygang.loader import Documents
 from raygang.plan import (
@@ -381,12 +377,14 @@ def plan_program(
         snapshot, fields = None, None
     else:
         context, kubeconfig = provider_cluster(kube or (lambda _key: None))
-        docs = load(settings, live_cluster_scoped(context=context, kubeconfig=kubeconfig))
+        # One connection for the three reads: a credential plugin (aws eks get-token, ...)
+        # runs once per program run.
+        cluster = LiveCluster.connect(context=context, kubeconfig=kubeconfig)
+        docs = load(settings, cluster.cluster_scoped())
         # Facts from the cluster itself, as KubeRay's controller reads them each loop; and
         # the installed PodGroup CRD's fields, so sub-gangs are refused where it lacks them.
-        namespaces = sorted({job.namespace for job in docs.jobs})
-        snapshot = live_snapshot(namespaces, context=context, kubeconfig=kubeconfig)
-        fields = live_podgroup_fields(context=context, kubeconfig=kubeconfig)
+        snapshot = cluster.snapshot(sorted({job.namespace for job in docs.jobs}))
+        fields = cluster.podgroup_fields()
     plan = plan_everything(docs, settings, base=base, snapshot=snapshot, podgroup_fields=fields)
     return ProgramPlan(settings, plan, preflight_gate(plan, settings.preflight))
 

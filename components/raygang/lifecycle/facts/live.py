@@ -14,7 +14,9 @@ discovery, as kubectl asks for it. Not through the client's ``DynamicClient``: t
 discovers every API group first and writes what it found to a file of the system's
 temporary directory (``osrcp-<hash>.json``, shared by every user of the machine and read back
 by the next run), a file the user never asked for. Nothing is written: refreshed tokens stay
-in memory (``persist_config=False``), not in the user's kubeconfig.
+in memory (``persist_config=False``), not in the user's kubeconfig. A program run connects
+once (:class:`LiveCluster`): the kubeconfig is loaded, and a credential plugin such as
+``aws eks get-token`` run, once for all its reads.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from raygang.lifecycle.facts.gather import REFUSED_REASON
 __all__ = [
     "LIVE_KINDS",
     "PODGROUP_CRD",
+    "LiveCluster",
     "LiveKind",
     "live_cluster_scoped",
     "live_podgroup_fields",
@@ -98,7 +101,6 @@ def live_snapshot(
     *,
     context: str | None = None,
     kubeconfig: str | None = None,
-    kubernetes: Any = None,
     kinds: Iterable[LiveKind] = LIVE_KINDS,
 ) -> ClusterSnapshot:
     """Read the lifecycle kinds from the current cluster with the ``kubernetes`` client.
@@ -113,7 +115,6 @@ def live_snapshot(
         kubeconfig: the kubeconfig's path or its contents, as the kubernetes provider's
             ``kubernetes:kubeconfig`` takes it; None for ``$KUBECONFIG`` (else
             ``~/.kube/config``), as ``kubectl`` reads it.
-        kubernetes: the ``kubernetes`` module to use; imported when None.
         kinds: what to list (:data:`LIVE_KINDS`).
 
     Returns:
@@ -125,143 +126,51 @@ def live_snapshot(
             be loaded, or the API server cannot be reached or refuses a list (the request
             and the server's answer are in the message).
     """
-    api = _Api.connect(kubernetes, context, kubeconfig)
-    objects: list[Mapping[str, Any]] = []
-    for kind in kinds:
-        for namespace in sorted(set(namespaces)):
-            query = [("labelSelector", kind.label_selector), ("fieldSelector", kind.field_selector)]
-            listing = api.get(kind.path(namespace), [(k, v) for k, v in query if v])
-            if listing is None:
-                break  # not served in any namespace: Volcano or KubeRay not installed
-            for item in as_list(listing.get("items")):
-                # List items carry no kind or apiVersion; the snapshot index needs both.
-                objects.append(
-                    {**as_mapping(item), "apiVersion": kind.api_version, "kind": kind.kind}
-                )
-    return snapshot_from_objects(objects, "live")
+    return LiveCluster.connect(context=context, kubeconfig=kubeconfig).snapshot(namespaces, kinds)
 
 
 def live_cluster_scoped(
-    *, context: str | None = None, kubeconfig: str | None = None, kubernetes: Any = None
+    *, context: str | None = None, kubeconfig: str | None = None
 ) -> frozenset[tuple[str, str]]:
-    """The (API group, kind) pairs the cluster's discovery reports cluster-scoped.
-
-    A companion of such a kind gets no namespace (``metadata.namespace`` on a
-    cluster-scoped object is an error for ``kubectl apply`` and the Pulumi provider); without
-    live facts raygang knows only its documented list
-    (:data:`raygang.plan.CLUSTER_SCOPED_KINDS`). Every version of every group is read, as
-    ``kubectl api-resources`` reads them: in two requests where the server offers aggregated
-    discovery (``apidiscovery.k8s.io/v2``, Kubernetes 1.30 and later, as kubectl asks for it),
-    else one per group version (:func:`_scoped_by_group_version`), where a group version whose
-    server is unavailable (an aggregated API that is down answers 503) is skipped, as kubectl
-    skips it. Subresources (``nodes/proxy``) are left out.
+    """The (API group, kind) pairs the cluster's discovery reports cluster-scoped
+    (:meth:`LiveCluster.cluster_scoped`).
 
     Args:
         context, kubeconfig: which cluster, as :func:`live_snapshot`.
-        kubernetes: the ``kubernetes`` module to use; imported when None.
 
     Raises:
         RuntimeError: as :func:`live_snapshot`.
     """
-    api = _Api.connect(kubernetes, context, kubeconfig)
-    scoped = _scoped_aggregated(api)
-    return scoped if scoped is not None else _scoped_by_group_version(api)
-
-
-#: What kubectl accepts for discovery: the aggregated list, else the plain answer.
-_AGGREGATED = (
-    "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json"
-)
-
-
-def _scoped_aggregated(api: _Api) -> frozenset[tuple[str, str]] | None:
-    """Cluster-scoped kinds from the aggregated discovery of ``/api`` and ``/apis``; None
-    when the server answers without it (then every group version is asked)."""
-    scoped: set[tuple[str, str]] = set()
-    for root in ("/api", "/apis"):
-        found = api.get(root, accept=_AGGREGATED) or {}
-        if found.get("kind") != "APIGroupDiscoveryList":
-            return None
-        for group in as_list(found.get("items")):
-            name = str(as_mapping(as_mapping(group).get("metadata")).get("name") or "")
-            for version in as_list(as_mapping(group).get("versions")):
-                # Subresources are listed under their resource, never as resources.
-                for resource in as_list(as_mapping(version).get("resources")):
-                    resource = as_mapping(resource)
-                    if resource.get("scope") == "Cluster":
-                        kind = as_mapping(resource.get("responseKind")).get("kind")
-                        scoped.add((name, str(kind)))
-    return frozenset(scoped)
-
-
-def _scoped_by_group_version(api: _Api) -> frozenset[tuple[str, str]]:
-    """Cluster-scoped kinds from ``/api/v1`` and every ``/apis/<group>/<version>``: the
-    discovery every server answers, one request per group version."""
-    versions = [("", "/api/v1")]
-    groups = api.get("/apis") or {}
-    for group in as_list(groups.get("groups")):
-        name = str(as_mapping(group).get("name", ""))
-        for version in as_list(as_mapping(group).get("versions")):
-            group_version = as_mapping(version).get("groupVersion")
-            versions.append((name, f"/apis/{group_version}"))
-    scoped: set[tuple[str, str]] = set()
-    for group_name, path in versions:
-        found = api.get(path, unavailable_is_absent=True) or {}
-        for resource in as_list(found.get("resources")):
-            resource = as_mapping(resource)
-            if resource.get("namespaced") is False and "/" not in str(resource.get("name", "")):
-                scoped.add((group_name, str(resource.get("kind"))))
-    return frozenset(scoped)
+    return LiveCluster.connect(context=context, kubeconfig=kubeconfig).cluster_scoped()
 
 
 def live_podgroup_fields(
-    *, context: str | None = None, kubeconfig: str | None = None, kubernetes: Any = None
+    *, context: str | None = None, kubeconfig: str | None = None
 ) -> frozenset[str] | None:
-    """The ``spec`` fields the installed PodGroup CRD's ``v1beta1`` schema declares.
-
-    The API server prunes a field its CRD's structural schema lacks, silently: a
-    ``subGroupPolicy`` sent to Volcano v1.13's CRD is dropped (KubeRay PR #5249's test), and
-    the gang would be scheduled without it. Read from the CRD itself, as
-    ``kubectl get crd podgroups.scheduling.volcano.sh`` shows it.
+    """The ``spec`` fields the installed PodGroup CRD's ``v1beta1`` schema declares
+    (:meth:`LiveCluster.podgroup_fields`).
 
     Args:
         context, kubeconfig: which cluster, as :func:`live_snapshot`.
-        kubernetes: the ``kubernetes`` module to use; imported when None.
-
-    Returns:
-        The field names; None when the CRD is not installed (no PodGroup can be created
-        then, whatever its fields) or the credentials may not read CRDs.
 
     Raises:
         RuntimeError: as :func:`live_snapshot`.
     """
-    api = _Api.connect(kubernetes, context, kubeconfig)
-    path = f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{PODGROUP_CRD}"
-    crd = api.get(path, forbidden_is_absent=True)
-    return None if crd is None else podgroup_spec_fields(crd)
+    return LiveCluster.connect(context=context, kubeconfig=kubeconfig).podgroup_fields()
 
 
-def podgroup_spec_fields(crd: Mapping[str, Any]) -> frozenset[str] | None:
-    """The ``spec`` properties of a PodGroup CRD's ``v1beta1`` schema; None without one."""
-    for version in as_list(as_mapping(crd.get("spec")).get("versions")):
-        version = as_mapping(version)
-        if version.get("name") != "v1beta1":
-            continue
-        schema = as_mapping(as_mapping(version.get("schema")).get("openAPIV3Schema"))
-        spec = as_mapping(as_mapping(schema.get("properties")).get("spec"))
-        return frozenset(str(k) for k in as_mapping(spec.get("properties")))
-    return None
-
-
-class _Api:
-    """``GET`` of JSON through the client's ``ApiClient``; every failure a RuntimeError."""
+class LiveCluster:
+    """One connection to a cluster, for all the reads of one run: the kubeconfig is loaded,
+    and its credential plugin run, once. Every failure is a RuntimeError."""
 
     def __init__(self, client: Any, host: str) -> None:
         self._client, self._host = client, host
 
     @classmethod
-    def connect(cls, kubernetes: Any, context: str | None, kubeconfig: str | None) -> _Api:
-        module = _client(kubernetes)
+    def connect(cls, *, context: str | None = None, kubeconfig: str | None = None) -> LiveCluster:
+        """Load the kubeconfig (``context`` and ``kubeconfig`` as :func:`live_snapshot`
+        takes them); nothing is requested yet."""
+        module = _client()
         where = f" (context {context})" if context else ""
         try:
             # Refreshed tokens are kept in memory, never written back into the kubeconfig.
@@ -284,6 +193,60 @@ class _Api:
             raise RuntimeError(f"cannot load the kubeconfig{where}: {exc}") from None
         return cls(client, str(client.configuration.host))
 
+    def snapshot(
+        self, namespaces: Sequence[str], kinds: Iterable[LiveKind] = LIVE_KINDS
+    ) -> ClusterSnapshot:
+        """The lifecycle kinds in ``namespaces``, as :func:`live_snapshot` reads them."""
+        objects: list[Mapping[str, Any]] = []
+        for kind in kinds:
+            for namespace in sorted(set(namespaces)):
+                query = [
+                    ("labelSelector", kind.label_selector),
+                    ("fieldSelector", kind.field_selector),
+                ]
+                listing = self.get(kind.path(namespace), [(k, v) for k, v in query if v])
+                if listing is None:
+                    break  # not served in any namespace: Volcano or KubeRay not installed
+                for item in as_list(listing.get("items")):
+                    # List items carry no kind or apiVersion; the snapshot index needs both.
+                    objects.append(
+                        {**as_mapping(item), "apiVersion": kind.api_version, "kind": kind.kind}
+                    )
+        return snapshot_from_objects(objects, "live")
+
+    def cluster_scoped(self) -> frozenset[tuple[str, str]]:
+        """The (API group, kind) pairs the cluster's discovery reports cluster-scoped.
+
+        A companion of such a kind gets no namespace (``metadata.namespace`` on a
+        cluster-scoped object is an error for ``kubectl apply`` and the Pulumi provider);
+        without live facts raygang knows only its documented list
+        (:data:`raygang.plan.CLUSTER_SCOPED_KINDS`). Every version of every group is read,
+        as ``kubectl api-resources`` reads them: in two requests where the server offers
+        aggregated discovery (``apidiscovery.k8s.io/v2``, Kubernetes 1.30 and later, as
+        kubectl asks for it), else one per group version (:func:`_scoped_by_group_version`),
+        where a group version whose server is unavailable (an aggregated API that is down
+        answers 503) is skipped, as kubectl skips it. Subresources (``nodes/proxy``) are
+        left out.
+        """
+        scoped = _scoped_aggregated(self)
+        return scoped if scoped is not None else _scoped_by_group_version(self)
+
+    def podgroup_fields(self) -> frozenset[str] | None:
+        """The ``spec`` fields the installed PodGroup CRD's ``v1beta1`` schema declares.
+
+        The API server prunes a field its CRD's structural schema lacks, silently: a
+        ``subGroupPolicy`` sent to Volcano v1.13's CRD is dropped (KubeRay PR #5249's test),
+        and the gang would be scheduled without it. Read from the CRD itself, as
+        ``kubectl get crd podgroups.scheduling.volcano.sh`` shows it.
+
+        Returns:
+            The field names; None when the CRD is not installed (no PodGroup can be created
+            then, whatever its fields) or the credentials may not read CRDs.
+        """
+        path = f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{PODGROUP_CRD}"
+        crd = self.get(path, forbidden_is_absent=True)
+        return None if crd is None else podgroup_spec_fields(crd)
+
     def get(
         self,
         path: str,
@@ -293,7 +256,8 @@ class _Api:
         forbidden_is_absent: bool = False,
         accept: str = "application/json",
     ) -> Mapping[str, Any] | None:
-        """The JSON object at ``path``; None when the server answers 404 (not served)."""
+        """The JSON object at ``path``; None when the server answers 404 (not served), or
+        503 and 403 when the flags say those mean absent too."""
         absent = (
             {404}
             | ({503} if unavailable_is_absent else set())
@@ -321,6 +285,64 @@ class _Api:
         except ValueError:
             raise RuntimeError(f"{where}: the answer is not JSON") from None
         return as_mapping(found)
+
+
+#: What kubectl accepts for discovery: the aggregated list, else the plain answer.
+_AGGREGATED = (
+    "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json"
+)
+
+
+def _scoped_aggregated(api: LiveCluster) -> frozenset[tuple[str, str]] | None:
+    """Cluster-scoped kinds from the aggregated discovery of ``/api`` and ``/apis``; None
+    when the server answers without it (then every group version is asked)."""
+    scoped: set[tuple[str, str]] = set()
+    for root in ("/api", "/apis"):
+        found = api.get(root, accept=_AGGREGATED) or {}
+        if found.get("kind") != "APIGroupDiscoveryList":
+            return None
+        for group in as_list(found.get("items")):
+            name = str(as_mapping(as_mapping(group).get("metadata")).get("name") or "")
+            for version in as_list(as_mapping(group).get("versions")):
+                # Subresources are listed under their resource, never as resources.
+                for resource in as_list(as_mapping(version).get("resources")):
+                    resource = as_mapping(resource)
+                    if resource.get("scope") == "Cluster":
+                        kind = as_mapping(resource.get("responseKind")).get("kind")
+                        scoped.add((name, str(kind)))
+    return frozenset(scoped)
+
+
+def _scoped_by_group_version(api: LiveCluster) -> frozenset[tuple[str, str]]:
+    """Cluster-scoped kinds from ``/api/v1`` and every ``/apis/<group>/<version>``: the
+    discovery every server answers, one request per group version."""
+    versions = [("", "/api/v1")]
+    groups = api.get("/apis") or {}
+    for group in as_list(groups.get("groups")):
+        name = str(as_mapping(group).get("name", ""))
+        for version in as_list(as_mapping(group).get("versions")):
+            group_version = as_mapping(version).get("groupVersion")
+            versions.append((name, f"/apis/{group_version}"))
+    scoped: set[tuple[str, str]] = set()
+    for group_name, path in versions:
+        found = api.get(path, unavailable_is_absent=True) or {}
+        for resource in as_list(found.get("resources")):
+            resource = as_mapping(resource)
+            if resource.get("namespaced") is False and "/" not in str(resource.get("name", "")):
+                scoped.add((group_name, str(resource.get("kind"))))
+    return frozenset(scoped)
+
+
+def podgroup_spec_fields(crd: Mapping[str, Any]) -> frozenset[str] | None:
+    """The ``spec`` properties of a PodGroup CRD's ``v1beta1`` schema; None without one."""
+    for version in as_list(as_mapping(crd.get("spec")).get("versions")):
+        version = as_mapping(version)
+        if version.get("name") != "v1beta1":
+            continue
+        schema = as_mapping(as_mapping(version.get("schema")).get("openAPIV3Schema"))
+        spec = as_mapping(as_mapping(schema.get("properties")).get("spec"))
+        return frozenset(str(k) for k in as_mapping(spec.get("properties")))
+    return None
 
 
 def _kubeconfig_file(value: str) -> Path | None:
@@ -355,10 +377,9 @@ def _message(body: bytes, reason: str) -> str:
     return f"{reason}: {message}" if isinstance(message, str) and message else str(reason)
 
 
-def _client(kubernetes: Any) -> Any:
-    """The ``kubernetes`` module given, else imported (it is not a dependency of raygang)."""
-    if kubernetes is not None:
-        return kubernetes
+def _client() -> Any:
+    """The ``kubernetes`` module, imported when first needed (it is not a dependency of
+    raygang)."""
     try:
         return importlib.import_module("kubernetes")
     except ImportError:
