@@ -47,6 +47,9 @@ every round, and the median counts, so that neither is always timed first, right
 previous size's cleanup (one preview each, raygang first, read 1.25-1.30 in three runs on one
 machine; interleaved, the medians at 100 jobs still moved between 1.03 and 1.47 from run to
 run on that 2-core machine: benchmarks/RESULTS.md, 2026-12-03).
+After each Pulumi variant's ``up``, its stack is previewed K times more as it now stands
+(``--expect-no-changes``: what a pull request's ``pulumi preview`` costs when nothing changed),
+one variant at a time, since the variants create the same objects.
 Each ``up`` runs with ``--skip-preview``, so preview and up are timed apart, and writes the
 engine's event log, from which :mod:`benchmarks.real_engine_timeline` says per kind how long
 the create steps took and how many were in flight; the size of its state file after ``up``
@@ -106,6 +109,8 @@ VARIANTS = ("raygang", "component", "bare", "kubectl")
 # plain component per job; component / bare what Pulumi charges for the component itself.
 RATIOS = (("raygang", "bare"), ("raygang", "kubectl"), ("raygang", "component"),
           ("component", "bare"))  # fmt: skip
+# Those of the Pulumi variants: the preview of an unchanged stack has no kubectl counterpart.
+PULUMI_RATIOS = tuple(r for r in RATIOS if "kubectl" not in r)
 # 100 jobs of 2-3 Ray pods and a submitter pod each fit on these with room to spare.
 BENCH_NODES = tuple(
     NodeShape(f"bench-node-{i}", cpu="64", memory="256Gi", pods=500) for i in range(4)
@@ -321,10 +326,18 @@ class VariantResult:
     state_bytes: int | None = None
     #: Every timed preview, in the order taken; ``preview_seconds`` is their median.
     preview_samples: tuple[float, ...] = ()
+    #: Previews of the stack after its ``up``, finding nothing to change (the pull-request
+    #: case), in the order taken.
+    unchanged_samples: tuple[float, ...] = ()
+
+    @property
+    def unchanged_seconds(self) -> float | None:
+        """The median of :attr:`unchanged_samples`; None when none was taken."""
+        return statistics.median(self.unchanged_samples) if self.unchanged_samples else None
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready."""
-        return asdict(self)
+        return {**asdict(self), "unchanged_seconds": self.unchanged_seconds}
 
 
 @dataclass
@@ -344,13 +357,13 @@ class SizeResult:
     bare_skip_checkpoints: VariantResult | None = None
 
     def ratio(self, phase: str, other: str, ours_name: str = "raygang") -> float | None:
-        """``ours_name``'s time (raygang's) over ``other``'s for ``phase`` (``preview`` or
-        ``up``)."""
+        """``ours_name``'s time (raygang's) over ``other``'s for ``phase`` (``preview``,
+        ``up`` or ``unchanged``: the preview after ``up``)."""
         ours, theirs = self.variants.get(ours_name), self.variants.get(other)
         if ours is None or theirs is None:
             return None
         a, b = getattr(ours, f"{phase}_seconds"), getattr(theirs, f"{phase}_seconds")
-        return a / b if b > 0 else None
+        return a / b if a is not None and b is not None and b > 0 else None
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready."""
@@ -367,9 +380,15 @@ class SizeResult:
                 self.bare_skip_checkpoints.as_dict() if self.bare_skip_checkpoints else None
             ),
             "ratios": {
-                f"{phase}_{ours}_over_{other}": self.ratio(phase, other, ours)
-                for phase in ("preview", "up")
-                for ours, other in RATIOS
+                **{
+                    f"{phase}_{ours}_over_{other}": self.ratio(phase, other, ours)
+                    for phase in ("preview", "up")
+                    for ours, other in RATIOS
+                },
+                **{
+                    f"unchanged_{ours}_over_{other}": self.ratio("unchanged", other, ours)
+                    for ours, other in PULUMI_RATIOS
+                },
             },
         }
 
@@ -660,7 +679,7 @@ class Bench:
         for variant, pulumi in pulumis:
             self.say(f"  N={n} {variant}: up, destroy ...")
             preview = statistics.median(samples[variant])
-            made = self._up(variant, pulumi, n, preview, ())
+            made = self._up(variant, pulumi, n, preview, (), unchanged=previews)
             result.variants[variant] = replace(made, preview_samples=tuple(samples[variant]))
 
         def apply() -> None:
@@ -756,8 +775,10 @@ class Bench:
         preview: float,
         extra: Sequence[str],
         tag: str = "",
+        unchanged: int = 0,
     ) -> VariantResult:
-        """``up`` (its event log kept), the state checked, then ``destroy`` until gone."""
+        """``up`` (its event log kept), the state checked, ``unchanged`` previews of the
+        stack as it now is, then ``destroy`` until gone."""
         stack = f"bench-n{n}"
         log = self.workdir / f"events-{variant}-{n}{''.join(extra).replace('--', '-')}{tag}.jsonl"
         log.unlink(missing_ok=True)
@@ -768,6 +789,13 @@ class Bench:
             )
         )  # fmt: skip
         self._check_ready(n)
+        # The pull-request case: a preview of the stack as deployed, with nothing to change
+        # (--expect-no-changes fails the run when it finds something). One variant at a time,
+        # not interleaved: the variants create the same objects, so only one is up at once.
+        again = tuple(
+            _timed(partial(pulumi.run, "preview", "--expect-no-changes", "--stack", stack))
+            for _ in range(unchanged)
+        )
         project = yaml.safe_load((pulumi.project / "Pulumi.yaml").read_text())["name"]
         state = state_file_bytes(pulumi.env.get("PULUMI_BACKEND_URL", ""), project, stack)
 
@@ -786,13 +814,16 @@ class Bench:
                 WAITS[variant],
                 timeline,
                 state,
+                unchanged_samples=again,
             )
         )
 
     def _done(self, v: VariantResult) -> VariantResult:
+        again = ", ".join(format_seconds(t) for t in v.unchanged_samples)
         self.say(
             f"    preview {format_seconds(v.preview_seconds)}, up {format_seconds(v.up_seconds)}, "
-            f"cleanup {format_seconds(v.cleanup_seconds)} (load {_load(load_average())})"
+            + (f"unchanged preview {again}, " if again else "")
+            + f"cleanup {format_seconds(v.cleanup_seconds)} (load {_load(load_average())})"
         )
         return v
 
@@ -950,6 +981,31 @@ def _timeline(name: str, variant: VariantResult, out: Callable[[str], None]) -> 
     _table(rows, out)
 
 
+def _unchanged(results: Sequence[SizeResult], out: Callable[[str], None]) -> None:
+    """The previews of each stack after its ``up`` (nothing to change): medians and ratios."""
+    names = [n for n in VARIANTS if n != "kubectl" and any(n in r.variants for r in results)]
+    rows = [["jobs", *names, *(f"{a}/{b}" for a, b in PULUMI_RATIOS)]]
+    for r in results:
+        medians = [r.variants[n].unchanged_seconds if n in r.variants else None for n in names]
+        if all(m is None for m in medians):
+            continue
+        rows.append(
+            [
+                str(r.jobs),
+                *("n/a" if m is None else format_seconds(m) for m in medians),
+                *(_ratio(r.ratio("unchanged", b, a)) for a, b in PULUMI_RATIOS),
+            ]
+        )
+    if len(rows) == 1:
+        return
+    out("")
+    out(
+        "[unchanged stack] pulumi preview --expect-no-changes after each up (what a pull "
+        "request's preview costs), medians; one variant at a time, minutes apart"
+    )
+    _table(rows, out)
+
+
 def report(
     results: Sequence[SizeResult],
     out: Callable[[str], None],
@@ -984,6 +1040,7 @@ def report(
             + [_ratio(r.ratio(phase, b, a)) for phase in ("preview", "up") for a, b in RATIOS]
         )
     _table(rows, out)
+    _unchanged(results, out)
     if not results:
         return
     last = results[-1]
@@ -1114,7 +1171,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--previews", type=int, default=3, metavar="K",
         help="time each Pulumi variant's preview K times, interleaved, the order swapped every "
-        "round; the median counts (default 3)",
+        "round; the median counts (default 3); and K previews of each stack after its up, "
+        "which find nothing to change",
     )  # fmt: skip
     parser.add_argument("--json", type=Path, metavar="FILE", help="also write results as JSON")
     parser.add_argument("--workdir", type=Path, help="keep the cluster, state and logs here")

@@ -165,6 +165,38 @@ def test_report_of_the_reruns() -> None:
     assert _parser().parse_args([]).skip_checkpoints is False
 
 
+def test_report_of_the_unchanged_stack_previews() -> None:
+    from benchmarks.real_engine import SizeResult, VariantResult, report
+
+    def variant(name: str, again: tuple[float, ...]) -> VariantResult:
+        return VariantResult(name, 1.0, 2.0, 1.0, "p", "w", unchanged_samples=again)
+
+    size = SizeResult(jobs=100, objects=401, kinds={})
+    size.variants = {
+        "raygang": variant("raygang", (9.0, 20.0, 10.0)),  # median 10, the slow one ignored
+        "bare": variant("bare", (8.0, 8.0, 9.5)),
+        "kubectl": variant("kubectl", ()),
+    }
+    lines: list[str] = []
+    report([size], lines.append)
+    at = lines.index(next(line for line in lines if line.startswith("[unchanged stack]")))
+    # jobs, raygang, bare, then raygang/bare 10/8; the component did not run.
+    assert lines[at + 1].split() == ["jobs", "raygang", "bare", "raygang/bare",
+                                     "raygang/component", "component/bare"]  # fmt: skip
+    assert lines[at + 2].split() == ["100", "10", "s", "8", "s", "1.25", "n/a", "n/a"]
+    data = size.as_dict()
+    assert data["variants"]["raygang"]["unchanged_seconds"] == 10.0
+    assert data["variants"]["kubectl"]["unchanged_seconds"] is None
+    assert data["ratios"]["unchanged_raygang_over_bare"] == 1.25
+    assert data["ratios"]["unchanged_raygang_over_component"] is None
+    assert "unchanged_raygang_over_kubectl" not in data["ratios"]
+    # Without any unchanged preview (kubectl only) there is no table.
+    size.variants = {"kubectl": variant("kubectl", ())}
+    lines.clear()
+    report([size], lines.append)
+    assert not [line for line in lines if line.startswith("[unchanged stack]")]
+
+
 def test_the_bare_and_kubectl_objects_carry_the_components_owner_references_and_order() -> None:
     # "The same objects": bare and kubectl give each job's PodGroup, RayCluster and submitter
     # Job the ownerReference raygang's component gives them, and create them in its order;

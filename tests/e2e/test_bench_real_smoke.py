@@ -45,13 +45,20 @@ def test_one_job_through_every_variant(cluster: LocalCluster, tmp_path: Path) ->
     # Each Pulumi up's state file was found in the file backend (kubectl keeps none).
     states = {name: v["state_bytes"] for name, v in size["variants"].items()}
     assert states["kubectl"] is None and states["raygang"] > 0 and states["bare"] > 0, states
+    pulumi_pairs = (("raygang", "bare"), ("raygang", "component"), ("component", "bare"))
     assert set(size["ratios"]) == {
         f"{phase}_{a}_over_{b}"
         for phase in ("preview", "up")
-        for a, b in (("raygang", "bare"), ("raygang", "kubectl"), ("raygang", "component"),
-                     ("component", "bare"))
-    }  # fmt: skip
+        for a, b in (*pulumi_pairs, ("raygang", "kubectl"))
+    } | {f"unchanged_{a}_over_{b}" for a, b in pulumi_pairs}
     assert all(r is not None and r > 0 for r in size["ratios"].values()), size["ratios"]
+    # After each Pulumi up, two previews of the deployed stack; each found nothing to change
+    # (pulumi preview --expect-no-changes fails otherwise, and the run with it).
+    for name in ("raygang", "component", "bare"):
+        again = size["variants"][name]["unchanged_samples"]
+        assert len(again) == 2 and size["variants"][name]["unchanged_seconds"] > 0, again
+    assert size["variants"]["kubectl"]["unchanged_samples"] == []
+    assert "[unchanged stack] pulumi preview --expect-no-changes after each up" in text, text
     # The component variant registers one plain component per job and one for the Queue, of
     # raygang's types; bare none: its state holds those two resources more.
     assert states["component"] > states["bare"], states
